@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Config } from './config.js'
+import { useErrorShape } from './http/errors.js'
+import { ignoreBodies } from './http/json-body.js'
+import { RequestLog } from './http/request-log.js'
+import type { Stores } from './stores.js'
+import { openApiDocument } from './surfaces/openapi/document.js'
+import { openApiSurface } from './surfaces/openapi/index.js'
+import { e1, notFoundEndpoint } from './surfaces/tugas/errors.js'
+import { tugasSurface } from './surfaces/tugas/index.js'
+import { tugasRoutes } from './surfaces/tugas/routes.js'
+import { components } from './surfaces/tugas/schemas.js'
+
+export const BODY_LIMIT = 1024 * 1024
+
+export interface AppOptions {
+  config: Config
+  stores: Stores
+  /** Pino options or a destination; defaults to JSON on stdout at the configured level. */
+  logger?: FastifyServerOptions['logger']
+}
+
+/** A client's X-Request-Id is echoed when it is a sane token; anything else gets a fresh id. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export async function buildApp({ config, stores, logger }: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel },
+    bodyLimit: BODY_LIMIT,
+    logController: new RequestLog(),
+    requestIdHeader: false,
+    genReqId(request) {
+      const sent = request.headers['x-request-id']
+      return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
+    },
+    // Requests that arrive while closing are still answered; close waits for them.
+    return503OnClosing: false,
+    // A URL the router cannot decode names no endpoint.
+    frameworkErrors(_error, request, reply) {
+      e1.send(reply.header('x-request-id', request.id), notFoundEndpoint())
+    },
+  })
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  // The root context answers whatever no surface claims: surface A's 404, whatever the body.
+  ignoreBodies(app)
+  useErrorShape(app, e1)
+
+  const surfaceA = { store: stores.tugas, batasDefault: config.tugasBatasDefault }
+  await app.register(tugasSurface, { ...surfaceA, bases: ['', '/v1'] })
+
+  const document = openApiDocument({
+    info: {
+      title: 'tugas: Task API',
+      version: '1.0.0',
+      description: 'Surface A of the Task Management Service: tasks and their comments.',
+    },
+    servers: [{ url: '/v1' }],
+    routes: tugasRoutes({ ...surfaceA, base: '' }),
+    components,
+  })
+  await app.register(openApiSurface, { document })
+
+  return app
+}

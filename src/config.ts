@@ -1,0 +1,161 @@
+import { fileURLToPath } from 'node:url'
+
+// Every setting of the service, read from the environment and checked once.
+// No other module reads process.env: the rest of the code receives a Config.
+
+export type TugasVersioning = 'none' | 'path' | 'header'
+export type ProdukVersioning = 'none' | 'header'
+export type UsersVariant = 'enveloped' | 'flat'
+export type TodosVariant = 'basic' | 'priority'
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+
+export interface Config {
+  host: string
+  port: number
+  tugasVersioning: TugasVersioning
+  tugasBatasDefault: number
+  produkVersioning: ProdukVersioning
+  usersVariant: UsersVariant
+  todosVariant: TodosVariant
+  /** Path of a seed file replacing the built-in demo data; undefined means the demo data. */
+  seedFile: string | undefined
+  laporanPenjualanFile: string
+  rateLimitCapacity: number
+  rateLimitRefillPerSecond: number
+  produkV1Sunset: Date
+  logLevel: LogLevel
+}
+
+/** A setting has a value the service cannot run with; the message is one line for the operator. */
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Shipped with the package: `data/` sits beside both `src/` and `dist/`. */
+export const DEFAULT_LAPORAN_PENJUALAN_FILE = fileURLToPath(
+  new URL('../data/laporan-penjualan.txt', import.meta.url),
+)
+
+export const defaults: Config = {
+  host: '127.0.0.1',
+  port: 8080,
+  tugasVersioning: 'none',
+  tugasBatasDefault: 10,
+  produkVersioning: 'none',
+  usersVariant: 'enveloped',
+  todosVariant: 'basic',
+  seedFile: undefined,
+  laporanPenjualanFile: DEFAULT_LAPORAN_PENJUALAN_FILE,
+  rateLimitCapacity: 3,
+  rateLimitRefillPerSecond: 1,
+  produkV1Sunset: new Date('2027-06-30T00:00:00Z'),
+  logLevel: 'info',
+}
+
+type Env = Readonly<Record<string, string | undefined>>
+
+function oneOf<T extends string>(name: string, allowed: readonly T[]) {
+  return (raw: string): T => {
+    if ((allowed as readonly string[]).includes(raw)) return raw as T
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} is not one of: ${allowed.join(', ')}`)
+  }
+}
+
+function integer(name: string, min: number, max: number) {
+  return (raw: string): number => {
+    const value = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
+    if (Number.isSafeInteger(value) && value >= min && value <= max) return value
+    throw new ConfigError(
+      `${name}=${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`,
+    )
+  }
+}
+
+function positiveNumber(name: string) {
+  return (raw: string): number => {
+    const value = /^[0-9]+(\.[0-9]+)?$/.test(raw) ? Number(raw) : Number.NaN
+    if (Number.isFinite(value) && value > 0) return value
+    throw new ConfigError(`${name}=${JSON.stringify(raw)} must be a number greater than 0`)
+  }
+}
+
+function nonEmpty(name: string) {
+  return (raw: string): string => {
+    if (raw.trim() !== '') return raw
+    throw new ConfigError(`${name} must not be empty`)
+  }
+}
+
+function instant(name: string) {
+  return (raw: string): Date => {
+    // RFC 3339 with an explicit offset, so the instant never depends on the machine's time zone.
+    const shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
+    const value = new Date(raw)
+    if (shape.test(raw) && !Number.isNaN(value.getTime())) return value
+    throw new ConfigError(
+      `${name}=${JSON.stringify(raw)} must be an RFC 3339 date-time with offset, e.g. 2027-06-30T00:00:00Z`,
+    )
+  }
+}
+
+/**
+ * Reads every setting from `env`. An unset variable takes its default; a set one must be valid,
+ * including the empty string, so a typo never falls back silently.
+ */
+export function loadConfig(env: Env): Config {
+  const read = <T>(name: string, parse: (raw: string) => T, fallback: T): T => {
+    const raw = env[name]
+    return raw === undefined ? fallback : parse(raw)
+  }
+  return {
+    host: read('HOST', nonEmpty('HOST'), defaults.host),
+    port: read('PORT', integer('PORT', 0, 65535), defaults.port),
+    tugasVersioning: read(
+      'TUGAS_VERSIONING',
+      oneOf('TUGAS_VERSIONING', ['none', 'path', 'header'] as const),
+      defaults.tugasVersioning,
+    ),
+    tugasBatasDefault: read(
+      'TUGAS_BATAS_DEFAULT',
+      integer('TUGAS_BATAS_DEFAULT', 1, 100),
+      defaults.tugasBatasDefault,
+    ),
+    produkVersioning: read(
+      'PRODUK_VERSIONING',
+      oneOf('PRODUK_VERSIONING', ['none', 'header'] as const),
+      defaults.produkVersioning,
+    ),
+    usersVariant: read(
+      'USERS_VARIANT',
+      oneOf('USERS_VARIANT', ['enveloped', 'flat'] as const),
+      defaults.usersVariant,
+    ),
+    todosVariant: read(
+      'TODOS_VARIANT',
+      oneOf('TODOS_VARIANT', ['basic', 'priority'] as const),
+      defaults.todosVariant,
+    ),
+    seedFile: read('SEED_FILE', nonEmpty('SEED_FILE'), defaults.seedFile),
+    laporanPenjualanFile: read(
+      'LAPORAN_PENJUALAN_FILE',
+      nonEmpty('LAPORAN_PENJUALAN_FILE'),
+      defaults.laporanPenjualanFile,
+    ),
+    rateLimitCapacity: read(
+      'RATE_LIMIT_CAPACITY',
+      integer('RATE_LIMIT_CAPACITY', 1, 1_000_000),
+      defaults.rateLimitCapacity,
+    ),
+    rateLimitRefillPerSecond: read(
+      'RATE_LIMIT_REFILL_PER_SECOND',
+      positiveNumber('RATE_LIMIT_REFILL_PER_SECOND'),
+      defaults.rateLimitRefillPerSecond,
+    ),
+    produkV1Sunset: read('PRODUK_V1_SUNSET', instant('PRODUK_V1_SUNSET'), defaults.produkV1Sunset),
+    logLevel: read(
+      'LOG_LEVEL',
+      oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+      defaults.logLevel,
+    ),
+  }
+}

@@ -1,0 +1,85 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+
+/**
+ * A failure a route answers on purpose. Each surface renders it in its own shape
+ * (E1 `kode/pesan/detail`, E2 `code/message/details`, E3 a bare message...).
+ */
+export class ApiError extends Error {
+  override name = 'ApiError'
+  constructor(
+    readonly statusCode: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+/** Failures raised by the framework or the body reader rather than by a route's own rules. */
+export type FrameworkFailure =
+  | { kind: 'malformed-json' }
+  | { kind: 'body-too-large'; limit: number }
+  | { kind: 'unsupported-media-type' }
+  | { kind: 'not-found' }
+  | { kind: 'client-error'; statusCode: number }
+  | { kind: 'internal' }
+
+/** How one surface words and renders its errors. */
+export interface ErrorShape {
+  /** The surface's own error for a failure it did not raise itself. */
+  fromFramework(failure: FrameworkFailure, request: FastifyRequest): ApiError
+  /** Writes the error to the reply, status, headers and body, in the surface's shape. */
+  send(reply: FastifyReply, error: ApiError): FastifyReply
+}
+
+/** The body reader's verdict on a body that is not JSON; carried to the error handler. */
+export class MalformedJsonError extends Error {
+  override name = 'MalformedJsonError'
+  readonly statusCode = 400
+}
+
+function classify(error: FastifyError | Error, bodyLimit: number): FrameworkFailure {
+  if (error instanceof MalformedJsonError) return { kind: 'malformed-json' }
+  const { code, statusCode } = error as Partial<FastifyError>
+  if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || statusCode === 413) {
+    return { kind: 'body-too-large', limit: bodyLimit }
+  }
+  if (code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || statusCode === 415) {
+    return { kind: 'unsupported-media-type' }
+  }
+  // An empty JSON body, a bad Content-Length: the body could not be read as JSON.
+  if (code?.startsWith('FST_ERR_CTP_') && statusCode === 400) return { kind: 'malformed-json' }
+  if (statusCode !== undefined && statusCode >= 400 && statusCode < 500) {
+    return { kind: 'client-error', statusCode }
+  }
+  return { kind: 'internal' }
+}
+
+/**
+ * Gives an encapsulated Fastify context the error handler and the not-found handler of one
+ * surface, so that every error it returns, the framework's included, has that surface's shape.
+ * Internal failures are logged in full and answered with the surface's generic message.
+ */
+export function useErrorShape(
+  instance: FastifyInstance,
+  shape: ErrorShape,
+  options: { notFound?: boolean } = {},
+): void {
+  const bodyLimit = instance.initialConfig.bodyLimit ?? 1024 * 1024
+  instance.setErrorHandler((error: FastifyError | Error, request, reply) => {
+    if (error instanceof ApiError) return shape.send(reply, error)
+    const failure = classify(error, bodyLimit)
+    if (failure.kind === 'internal') {
+      request.log.error({ err: error }, 'unexpected failure')
+    } else {
+      request.log.info({ err: error }, 'request rejected')
+    }
+    return shape.send(reply, shape.fromFramework(failure, request))
+  })
+  if (options.notFound !== false) {
+    instance.setNotFoundHandler((request, reply) =>
+      shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request)),
+    )
+  }
+}

@@ -1,0 +1,38 @@
+import type { FastifyInstance } from 'fastify'
+import { MalformedJsonError } from './errors.js'
+
+/** `application/json` and structured-syntax `+json` types, with any parameters. */
+const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json(?:\s*;|$)/i
+
+/**
+ * Makes `instance` read JSON bodies, and only JSON bodies: any other content type is answered
+ * 415 by Fastify and lands in the surface's error handler. A body that fails to parse throws
+ * MalformedJsonError (400). `JSON.parse` is safe with `__proto__` keys: it creates an own data
+ * property and never touches a prototype; routes read only the fields they know.
+ */
+export function acceptJsonBodies(instance: FastifyInstance, bodyLimit?: number): void {
+  instance.removeAllContentTypeParsers()
+  instance.addContentTypeParser(
+    JSON_MEDIA_TYPE,
+    { parseAs: 'string', ...(bodyLimit === undefined ? {} : { bodyLimit }) },
+    (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string))
+      } catch {
+        done(new MalformedJsonError('body is not valid JSON'), undefined)
+      }
+    },
+  )
+}
+
+/**
+ * Makes `instance` accept any body without reading it, for contexts whose only answer is a
+ * fixed one (unknown paths): the body's type or size must not turn a 404 into a 415 or 413.
+ */
+export function ignoreBodies(instance: FastifyInstance): void {
+  instance.removeAllContentTypeParsers()
+  instance.addContentTypeParser('*', (_request, payload, done) => {
+    payload.resume()
+    done(null, undefined)
+  })
+}

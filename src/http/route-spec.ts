@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, HTTPMethods, RouteHandlerMethod } from 'fastify'
+import type { TSchema } from 'typebox'
+
+export interface ResponseSpec {
+  description: string
+  schema?: TSchema
+  headers?: Record<string, { description: string; schema: TSchema }>
+}
+
+export interface ParameterSpec {
+  name: string
+  in: 'path' | 'query'
+  description: string
+  schema: TSchema
+  required?: boolean
+  /** For a path parameter: the regular expression a segment must match for the route to match. */
+  match?: string
+}
+
+/**
+ * One operation, described once: Fastify registers it (its response schemas serialize the
+ * replies) and the OpenAPI document publishes it, so documentation and behaviour share a source.
+ */
+export interface RouteSpec {
+  method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'>
+  /** OpenAPI path template relative to the surface's base, e.g. `/tugas/{id}`. */
+  path: string
+  operationId: string
+  summary: string
+  parameters?: ParameterSpec[]
+  body?: { schema: TSchema; description: string }
+  responses: Record<number, ResponseSpec>
+  handler: RouteHandlerMethod
+}
+
+function fastifyPath(route: RouteSpec): string {
+  return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const match = route.parameters?.find((p) => p.in === 'path' && p.name === name)?.match
+    return match === undefined ? `:${name}` : `:${name}(${match})`
+  })
+}
+
+export function registerRoutes(instance: FastifyInstance, routes: RouteSpec[], base = ''): void {
+  for (const route of routes) {
+    const response: Record<number, TSchema> = {}
+    for (const [status, spec] of Object.entries(route.responses)) {
+      if (spec.schema !== undefined) response[Number(status)] = spec.schema
+    }
+    instance.route({
+      method: route.method,
+      url: base + fastifyPath(route),
+      schema: { response },
+      handler: route.handler,
+    })
+  }
+}
+
+/**
+ * Serializes this reply with `schema` rather than the route's response schema: for a route
+ * whose success has two forms. Fastify caches the compiled serializer per schema object.
+ */
+export function serializeWith(reply: FastifyReply, schema: TSchema): FastifyReply {
+  return reply
+    .type('application/json; charset=utf-8')
+    .serializer(reply.compileSerializationSchema(schema as Record<string, unknown>))
+}

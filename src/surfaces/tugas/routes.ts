@@ -1,0 +1,287 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import {
+  type ParameterSpec,
+  type ResponseSpec,
+  type RouteSpec,
+  serializeWith,
+} from '../../http/route-spec.js'
+import { commentNotFound, invalidBody, invalidQuery, taskNotFound } from './errors.js'
+import { BATAS_MAX, checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
+import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
+import {
+  ErrorBody,
+  Komentar,
+  KomentarBaru,
+  TUGAS_STATUSES,
+  Tugas,
+  TugasBaru,
+  TugasList,
+  TugasPage,
+  TugasPatch,
+} from './schemas.js'
+import type { TugasStore } from './store.js'
+
+export interface TugasRouteOptions {
+  store: TugasStore
+  batasDefault: number
+  /** Path prefix the routes are served under (`''` or `/v1`); Location headers keep it. */
+  base: string
+}
+
+const idParameter = (name: string, description: string): ParameterSpec => ({
+  name,
+  in: 'path',
+  description: `${description} Only digits match the route; anything else is 404 endpoint not found.`,
+  schema: Type.Integer({ minimum: 0 }),
+  required: true,
+  match: '^[0-9]+$',
+})
+
+const errorResponse = (description: string): ResponseSpec => ({ description, schema: ErrorBody })
+const location = (description: string) => ({
+  Location: { description, schema: Type.String() },
+})
+
+const notFound = errorResponse('Task not found (`TIDAK_ADA`), or no such endpoint.')
+const malformed = errorResponse('Body is not valid JSON (`JSON_TIDAK_VALID`).')
+const invalid = errorResponse(
+  'Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation.',
+)
+const tooLarge = errorResponse('Body over 1 MiB (`BODY_TERLALU_BESAR`).')
+const mediaType = errorResponse('Body not sent as JSON (`MEDIA_TIDAK_DUKUNG`).')
+const internal = errorResponse('Unexpected failure (`KESALAHAN_INTERNAL`), generic message.')
+const bodyErrors = { 400: malformed, 413: tooLarge, 415: mediaType, 422: invalid }
+
+/** Digit strings past the safe-integer range name no task; they are still well-formed ids. */
+function taskId(request: FastifyRequest): { id: number; raw: string } {
+  const raw = (request.params as { id: string }).id
+  return { id: Number(raw), raw }
+}
+
+export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): RouteSpec[] {
+  const listPath = `${base}/tugas`
+
+  async function requireTask(request: FastifyRequest) {
+    const { id, raw } = taskId(request)
+    const task = await store.get(id)
+    if (task === undefined) throw taskNotFound(raw)
+    return task
+  }
+
+  function created(reply: FastifyReply, path: string) {
+    return reply.code(201).header('location', path)
+  }
+
+  return [
+    {
+      method: 'GET',
+      path: '/tugas',
+      operationId: 'listTugas',
+      summary: 'List tasks: a flat array, or a page envelope when any list parameter is present.',
+      parameters: [
+        {
+          name: 'halaman',
+          in: 'query',
+          description: 'Page number, default 1.',
+          schema: Type.Integer({ minimum: 1, default: 1 }),
+        },
+        {
+          name: 'batas',
+          in: 'query',
+          description: `Page size, default ${batasDefault}.`,
+          schema: Type.Integer({ minimum: 1, maximum: BATAS_MAX, default: batasDefault }),
+        },
+        {
+          name: 'status',
+          in: 'query',
+          description: 'Keep only tasks with this status.',
+          schema: Type.Enum(TUGAS_STATUSES, { type: 'string' }),
+        },
+        {
+          name: 'urut',
+          in: 'query',
+          description: 'Sort column; a leading `-` sorts descending. Ties keep ascending id order.',
+          schema: Type.Enum(
+            SORT_FIELDS.flatMap((name) => [name, `-${name}`]),
+            { type: 'string', default: 'id' },
+          ),
+        },
+      ],
+      responses: {
+        200: {
+          description: 'Flat array without list parameters; `{ data, meta }` with any of them.',
+          schema: Type.Union([TugasList, TugasPage]),
+        },
+        422: invalid,
+        500: internal,
+      },
+      async handler(request, reply) {
+        const query = request.query as Record<string, unknown>
+        // One route, two forms: each reply is serialized with its own form's schema.
+        if (!wantsPage(query)) {
+          return serializeWith(reply, TugasList).send(await store.all())
+        }
+        const checked = checkPageQuery(query, batasDefault)
+        if (!checked.ok) throw invalidQuery(checked.violations)
+        const { halaman, batas, status, sort, descending } = checked.value
+        const offset = (halaman - 1) * batas
+        const page = await store.query({ status, sort, descending, offset, limit: batas })
+        const totalHalaman = Math.max(1, Math.ceil(page.total / batas))
+        return serializeWith(reply, TugasPage).send({
+          data: page.items,
+          meta: { halaman, batas, total: page.total, totalHalaman },
+        })
+      },
+    },
+    {
+      method: 'POST',
+      path: '/tugas',
+      operationId: 'createTugas',
+      summary: 'Create a task.',
+      body: { schema: TugasBaru, description: 'The new task.' },
+      responses: {
+        201: {
+          description: 'Created.',
+          schema: Tugas,
+          headers: location('Path of the new task, `/tugas/<id>`.'),
+        },
+        ...bodyErrors,
+        500: internal,
+      },
+      async handler(request, reply) {
+        const checked = checkTugas(request.body)
+        if (!checked.ok) throw invalidBody(checked.violations)
+        const task = await store.create(checked.value)
+        return created(reply, `${listPath}/${task.id}`).send(task)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/tugas/{id}',
+      operationId: 'getTugas',
+      summary: 'Read one task.',
+      parameters: [idParameter('id', 'Task id.')],
+      responses: { 200: { description: 'The task.', schema: Tugas }, 404: notFound, 500: internal },
+      async handler(request) {
+        return requireTask(request)
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/tugas/{id}',
+      operationId: 'replaceTugas',
+      summary: 'Replace a task; `status` left out is reset to `belum`.',
+      parameters: [idParameter('id', 'Task id.')],
+      body: { schema: TugasBaru, description: 'The full representation.' },
+      responses: {
+        200: { description: 'The replaced task.', schema: Tugas },
+        ...bodyErrors,
+        404: notFound,
+        500: internal,
+      },
+      async handler(request) {
+        // Order: malformed JSON (the body reader), then rules, then existence.
+        const checked = checkTugas(request.body)
+        if (!checked.ok) throw invalidBody(checked.violations)
+        const { id, raw } = taskId(request)
+        return (await store.replace(id, checked.value)) ?? Promise.reject(taskNotFound(raw))
+      },
+    },
+    {
+      method: 'PATCH',
+      path: '/tugas/{id}',
+      operationId: 'updateTugas',
+      summary: 'Change some fields of a task; `{}` changes nothing.',
+      parameters: [idParameter('id', 'Task id.')],
+      body: { schema: TugasPatch, description: 'Any subset of `title` and `status`.' },
+      responses: {
+        200: { description: 'The task after the change.', schema: Tugas },
+        ...bodyErrors,
+        404: notFound,
+        500: internal,
+      },
+      async handler(request) {
+        const checked = checkTugasPatch(request.body)
+        if (!checked.ok) throw invalidBody(checked.violations)
+        const { id, raw } = taskId(request)
+        return (await store.update(id, checked.value)) ?? Promise.reject(taskNotFound(raw))
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/tugas/{id}',
+      operationId: 'deleteTugas',
+      summary: 'Delete a task and its comments.',
+      parameters: [idParameter('id', 'Task id.')],
+      responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, 500: internal },
+      async handler(request, reply) {
+        const { id, raw } = taskId(request)
+        if (!(await store.delete(id))) throw taskNotFound(raw)
+        return reply.code(204).send()
+      },
+    },
+    {
+      method: 'GET',
+      path: '/tugas/{id}/komentar',
+      operationId: 'listKomentar',
+      summary: "List a task's comments (an empty array when it has none).",
+      parameters: [idParameter('id', 'Task id.')],
+      responses: {
+        200: { description: 'The comments, oldest first.', schema: Type.Array(Komentar) },
+        404: notFound,
+        500: internal,
+      },
+      async handler(request) {
+        const { id, raw } = taskId(request)
+        return (await store.comments(id)) ?? Promise.reject(taskNotFound(raw))
+      },
+    },
+    {
+      method: 'POST',
+      path: '/tugas/{id}/komentar',
+      operationId: 'createKomentar',
+      summary: 'Comment on a task.',
+      parameters: [idParameter('id', 'Task id.')],
+      body: { schema: KomentarBaru, description: 'The comment.' },
+      responses: {
+        201: {
+          description: 'Created.',
+          schema: Komentar,
+          headers: location('Path of the new comment, `/tugas/<id>/komentar/<kid>`.'),
+        },
+        ...bodyErrors,
+        404: notFound,
+        500: internal,
+      },
+      async handler(request, reply) {
+        const checked = checkKomentar(request.body)
+        if (!checked.ok) throw invalidBody(checked.violations)
+        const { id, raw } = taskId(request)
+        const komentar = await store.addComment(id, checked.value.isi)
+        if (komentar === undefined) throw taskNotFound(raw)
+        return created(reply, `${listPath}/${id}/komentar/${komentar.id}`).send(komentar)
+      },
+    },
+    {
+      method: 'GET',
+      path: '/tugas/{id}/komentar/{kid}',
+      operationId: 'getKomentar',
+      summary: 'Read one comment of a task.',
+      parameters: [idParameter('id', 'Task id.'), idParameter('kid', 'Comment id.')],
+      responses: {
+        200: { description: 'The comment.', schema: Komentar },
+        404: errorResponse('Task or comment not found (`TIDAK_ADA`).'),
+        500: internal,
+      },
+      async handler(request) {
+        const { id, raw } = taskId(request)
+        const kid = (request.params as { kid: string }).kid
+        const komentar = await store.comment(id, Number(kid))
+        if (komentar !== undefined) return komentar
+        if ((await store.get(id)) === undefined) throw taskNotFound(raw)
+        throw commentNotFound(kid)
+      },
+    },
+  ]
+}

@@ -1,0 +1,76 @@
+// The one definition of each surface A resource: Fastify serializes responses with these and
+// the OpenAPI document (surface E) publishes them, so the two cannot drift apart.
+import { type Static, Type } from 'typebox'
+
+export const TUGAS_STATUSES = ['belum', 'selesai'] as const
+export const TITLE_MIN = 3
+export const TITLE_MAX = 80
+export const ISI_MAX = 500
+
+export const TugasStatus = Type.Enum(TUGAS_STATUSES, { type: 'string' })
+export type TugasStatus = Static<typeof TugasStatus>
+
+const Title = Type.String({
+  minLength: TITLE_MIN,
+  maxLength: TITLE_MAX,
+  description: 'Trimmed before checking and storing; length in Unicode code points.',
+})
+
+export const Tugas = Type.Object(
+  { id: Type.Integer({ minimum: 1 }), title: Title, status: TugasStatus },
+  { description: 'A task.' },
+)
+export type Tugas = Static<typeof Tugas>
+
+export const TugasBaru = Type.Object(
+  { title: Title, status: Type.Optional(TugasStatus) },
+  { description: 'A new task, or the full replacement of one. Unknown fields are ignored.' },
+)
+
+export const TugasPatch = Type.Object(
+  { title: Type.Optional(Title), status: Type.Optional(TugasStatus) },
+  { description: 'Any subset of the task fields; each field sent is checked like on create.' },
+)
+
+export const Meta = Type.Object({
+  halaman: Type.Integer({ minimum: 1 }),
+  batas: Type.Integer({ minimum: 1, maximum: 100 }),
+  total: Type.Integer({ minimum: 0 }),
+  totalHalaman: Type.Integer({ minimum: 1 }),
+})
+
+export const TugasList = Type.Array(Tugas)
+export const TugasPage = Type.Object({ data: Type.Array(Tugas), meta: Meta })
+
+export const Komentar = Type.Object(
+  { id: Type.Integer({ minimum: 1 }), tugasId: Type.Integer({ minimum: 1 }), isi: Type.String() },
+  { description: 'A comment on a task.' },
+)
+export type Komentar = Static<typeof Komentar>
+
+export const KomentarBaru = Type.Object({
+  isi: Type.String({ minLength: 1, maxLength: ISI_MAX, description: 'Trimmed before checking.' }),
+})
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      kode: Type.String(),
+      pesan: Type.String(),
+      detail: Type.Optional(Type.Array(Type.String())),
+    }),
+  },
+  { description: 'Every surface A error. `detail` is present only on 422.' },
+)
+
+/** Schemas published under `components.schemas`, by name. */
+export const components = {
+  Tugas,
+  TugasBaru,
+  TugasPatch,
+  TugasPage,
+  Meta,
+  Komentar,
+  KomentarBaru,
+  Error: ErrorBody,
+}

@@ -1,0 +1,40 @@
+import type { SortField } from './list-query.js'
+import type { TugasInput } from './rules.js'
+import type { Komentar, Tugas, TugasStatus } from './schemas.js'
+
+export interface TugasQuery {
+  status: TugasStatus | undefined
+  sort: SortField
+  descending: boolean
+  offset: number
+  limit: number
+}
+
+export interface TugasSlice {
+  items: Tugas[]
+  /** Count after filtering, before slicing. */
+  total: number
+}
+
+/**
+ * Surface A's data. Every method is one atomic step, so a route never checks and then changes
+ * in two calls (a comment can never land on a task deleted in between). Returned objects are
+ * snapshots: changing one changes nothing stored.
+ */
+export interface TugasStore {
+  /** Every task in ascending id order. */
+  all(): Promise<Tugas[]>
+  /** Filter by status, sort (ties in ascending id order in both directions), then slice. */
+  query(query: TugasQuery): Promise<TugasSlice>
+  get(id: number): Promise<Tugas | undefined>
+  create(input: TugasInput): Promise<Tugas>
+  /** Undefined when the task does not exist. */
+  replace(id: number, input: TugasInput): Promise<Tugas | undefined>
+  update(id: number, changes: Partial<TugasInput>): Promise<Tugas | undefined>
+  /** Also deletes the task's comments. False when the task did not exist. */
+  delete(id: number): Promise<boolean>
+  /** Undefined when the task does not exist. */
+  comments(tugasId: number): Promise<Komentar[] | undefined>
+  comment(tugasId: number, id: number): Promise<Komentar | undefined>
+  addComment(tugasId: number, isi: string): Promise<Komentar | undefined>
+}
