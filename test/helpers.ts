@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { type Config, defaults } from '../src/config.js'
 import { demoSeed, parseSeed, type Seed } from '../src/seed.js'
 import { createMemoryStores } from '../src/stores.js'
+import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
 
 export interface TestAppOptions {
   config?: Partial<Config>
@@ -30,3 +31,24 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
 }
 
 export const json = { 'content-type': 'application/json' }
+
+const checkers = new WeakMap<FastifyInstance, (req: SeenRequest, res: SeenResponse) => void>()
+
+/**
+ * `app.inject` plus a check that the response matches the app's own /openapi.json: every
+ * surface A test that calls through here also tests the published document.
+ */
+export async function call(app: FastifyInstance, options: InjectOptions & { url: string }) {
+  let check = checkers.get(app)
+  if (check === undefined) {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
+    check = conformanceChecker(document)
+    checkers.set(app, check)
+  }
+  const response = await app.inject(options)
+  check(
+    { method: options.method ?? 'GET', url: options.url },
+    { statusCode: response.statusCode, headers: response.headers, body: response.body },
+  )
+  return response
+}
