@@ -46,9 +46,13 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
     reply.header('x-request-id', request.id)
   })
 
-  // The root context answers whatever no surface claims: surface A's 404, whatever the body.
-  ignoreBodies(app)
-  useErrorShape(app, e1)
+  // Whatever no surface claims is surface A's 404, whatever the body: a context of its own,
+  // so that ignoring bodies there does not reach the surfaces.
+  useErrorShape(app, e1, { notFound: false })
+  await app.register(async (fallback) => {
+    ignoreBodies(fallback)
+    useErrorShape(fallback, e1)
+  })
 
   const surfaceA = { store: stores.tugas, batasDefault: config.tugasBatasDefault }
   await app.register(tugasSurface, { ...surfaceA, bases: ['', '/v1'] })

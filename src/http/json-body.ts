@@ -26,13 +26,18 @@ export function acceptJsonBodies(instance: FastifyInstance, bodyLimit?: number):
 }
 
 /**
- * Makes `instance` accept any body without reading it, for contexts whose only answer is a
- * fixed one (unknown paths): the body's type or size must not turn a 404 into a 415 or 413.
+ * Makes `instance` accept any body without reading it, for contexts that never read one (routes
+ * without a body, unknown paths): a body's type or size must not turn a 204 or a 404 into a 415
+ * or 413. The Content-Type header is dropped too, because Fastify answers 415 to an unparseable
+ * one (such as an empty header) before any parser runs.
  */
 export function ignoreBodies(instance: FastifyInstance): void {
   instance.removeAllContentTypeParsers()
   instance.addContentTypeParser('*', (_request, payload, done) => {
     payload.resume()
     done(null, undefined)
+  })
+  instance.addHook('onRequest', async (request) => {
+    delete request.headers['content-type']
   })
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods, RouteHandlerMethod } from 'fastify'
 import type { TSchema } from 'typebox'
+import { ignoreBodies } from './json-body.js'
 
 export interface ResponseSpec {
   description: string
@@ -40,7 +41,27 @@ function fastifyPath(route: RouteSpec): string {
   })
 }
 
+/**
+ * Registers `routes` under `base`. Routes that take no body are registered in a child context
+ * that ignores bodies: a DELETE sent with a stray body or Content-Type must not become 400 or 415.
+ */
 export function registerRoutes(instance: FastifyInstance, routes: RouteSpec[], base = ''): void {
+  addRoutes(
+    instance,
+    routes.filter((route) => route.body !== undefined),
+    base,
+  )
+  instance.register(async (bodyless) => {
+    ignoreBodies(bodyless)
+    addRoutes(
+      bodyless,
+      routes.filter((route) => route.body === undefined),
+      base,
+    )
+  })
+}
+
+function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string): void {
   for (const route of routes) {
     const response: Record<number, TSchema> = {}
     for (const [status, spec] of Object.entries(route.responses)) {

@@ -1,0 +1,192 @@
+// What every request gets from the app as a whole: fallbacks, framework errors in the E1 shape,
+// internal errors that say nothing, request ids and one log line per request.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { buildApp } from '../src/app.js'
+import { defaults } from '../src/config.js'
+import { demoSeed } from '../src/seed.js'
+import { createMemoryStores } from '../src/stores.js'
+import { call, json, testApp } from './helpers.js'
+
+const endpointNotFound = { error: { kode: 'TIDAK_ADA', pesan: 'endpoint not found' } }
+
+describe('fallbacks (decisions.md section 2)', () => {
+  test('unknown paths, including /, are 404 TIDAK_ADA endpoint not found', async () => {
+    const app = await testApp()
+    for (const url of ['/', '/nope', '/tugas/', '/tugas/1/x', '/v2/nope', '/TUGAS', '/tugas/%zz']) {
+      const response = await call(app, { url })
+      assert.equal(response.statusCode, 404, url)
+      assert.match(String(response.headers['content-type']), /^application\/json/)
+      assert.deepEqual(response.json(), endpointNotFound, url)
+    }
+  })
+
+  test('an unknown method on a surface A path is the same 404', async () => {
+    const app = await testApp()
+    for (const [method, url] of [
+      ['OPTIONS', '/tugas'],
+      ['PATCH', '/tugas'],
+      ['DELETE', '/tugas'],
+      ['POST', '/tugas/1'],
+      ['PUT', '/tugas/1/komentar'],
+    ] as const) {
+      const response = await call(app, { method, url })
+      assert.equal(response.statusCode, 404, `${method} ${url}`)
+      assert.deepEqual(response.json(), endpointNotFound)
+    }
+  })
+
+  test('the body of a request to an unknown path does not matter: still 404', async () => {
+    const app = await testApp()
+    for (const headers of [{ 'content-type': 'text/xml' }, { 'content-type': '' }, json]) {
+      const response = await call(app, { method: 'POST', url: '/nope', headers, payload: '{' })
+      assert.equal(response.statusCode, 404)
+      assert.deepEqual(response.json(), endpointNotFound)
+    }
+    const huge = await call(app, {
+      method: 'POST',
+      url: '/nope',
+      headers: json,
+      payload: 'x'.repeat(3_000_000),
+    })
+    assert.equal(huge.statusCode, 404)
+  })
+})
+
+describe('surface A under /v1', () => {
+  test('the same handlers and data; Location keeps the prefix', async () => {
+    const app = await testApp()
+    const created = await call(app, {
+      method: 'POST',
+      url: '/v1/tugas',
+      headers: json,
+      payload: { title: 'Lewat v1' },
+    })
+    assert.equal(created.statusCode, 201)
+    assert.equal(created.headers.location, '/v1/tugas/6')
+    assert.deepEqual((await call(app, { url: '/tugas/6' })).json(), created.json())
+    assert.deepEqual(
+      (await call(app, { url: '/v1/tugas' })).json(),
+      (await call(app, { url: '/tugas' })).json(),
+    )
+    const komentar = await call(app, {
+      method: 'POST',
+      url: '/v1/tugas/6/komentar',
+      headers: json,
+      payload: { isi: 'ok' },
+    })
+    assert.equal(komentar.headers.location, '/v1/tugas/6/komentar/4')
+    assert.equal((await call(app, { method: 'DELETE', url: '/v1/tugas/6' })).statusCode, 204)
+    assert.equal((await call(app, { url: '/tugas/6' })).statusCode, 404)
+  })
+})
+
+describe('framework errors have the E1 shape', () => {
+  test('a body over 1 MiB is 413 BODY_TERLALU_BESAR; exactly 1 MiB is read', async () => {
+    const app = await testApp()
+    const overhead = '{"title":"abc","pad":""}'.length
+    const exact = `{"title":"abc","pad":"${'x'.repeat(1024 * 1024 - overhead)}"}`
+    assert.equal(Buffer.byteLength(exact), 1024 * 1024)
+    const fits = await call(app, { method: 'POST', url: '/tugas', headers: json, payload: exact })
+    assert.equal(fits.statusCode, 201)
+    const over = await call(app, {
+      method: 'POST',
+      url: '/tugas',
+      headers: json,
+      payload: `${exact} `,
+    })
+    assert.equal(over.statusCode, 413)
+    assert.deepEqual(over.json(), {
+      error: {
+        kode: 'BODY_TERLALU_BESAR',
+        pesan: 'body is larger than the limit of 1048576 bytes',
+      },
+    })
+  })
+
+  test('an empty or unparseable Content-Type on a body route is 415 MEDIA_TIDAK_DUKUNG', async () => {
+    const app = await testApp()
+    for (const type of ['', 'json', '/']) {
+      const response = await call(app, {
+        method: 'POST',
+        url: '/tugas',
+        headers: { 'content-type': type },
+        payload: '{"title":"abc"}',
+      })
+      assert.equal(response.statusCode, 415, JSON.stringify(type))
+      assert.equal(response.json().error.kode, 'MEDIA_TIDAK_DUKUNG')
+    }
+  })
+
+  test('a thrown bug is 500 KESALAHAN_INTERNAL with a generic message; the cause goes to the log', async () => {
+    const stores = await createMemoryStores(demoSeed)
+    stores.tugas.get = async () => {
+      throw new Error('connection to 10.0.0.7:5432 refused; SELECT * FROM tugas')
+    }
+    const logs: Record<string, unknown>[] = []
+    const app = await buildApp({
+      config: defaults,
+      stores,
+      logger: {
+        level: 'info',
+        stream: { write: (line: string) => void logs.push(JSON.parse(line)) },
+      },
+    })
+    const response = await call(app, { url: '/tugas/1' })
+    assert.equal(response.statusCode, 500)
+    assert.deepEqual(response.json(), {
+      error: { kode: 'KESALAHAN_INTERNAL', pesan: 'internal server error' },
+    })
+    assert.doesNotMatch(response.body, /10\.0\.0\.7|SELECT|stack/)
+    const logged = logs.find((line) => line.msg === 'unexpected failure') as {
+      err: { message: string; stack: string }
+    }
+    assert.match(logged.err.message, /10\.0\.0\.7:5432/)
+    assert.ok(logged.err.stack.length > 0)
+  })
+})
+
+describe('request ids and logs', () => {
+  test('X-Request-Id is echoed; a fresh UUID is made when absent or not a sane token', async () => {
+    const app = await testApp()
+    const echoed = await call(app, {
+      url: '/tugas/1',
+      headers: { 'x-request-id': 'abc-123.x:y_z' },
+    })
+    assert.equal(echoed.headers['x-request-id'], 'abc-123.x:y_z')
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+    const made = await call(app, { url: '/tugas/1' })
+    assert.match(String(made.headers['x-request-id']), uuid)
+    for (const sent of ['has space', 'x'.repeat(129), 'a\u00e9', '']) {
+      const response = await call(app, { url: '/tugas/1', headers: { 'x-request-id': sent } })
+      assert.match(String(response.headers['x-request-id']), uuid, sent)
+    }
+    const errors = await call(app, { url: '/nope', headers: { 'x-request-id': 'on-404' } })
+    assert.equal(errors.headers['x-request-id'], 'on-404')
+  })
+
+  test('one JSON log line per request, with its request id, method, url and status', async () => {
+    const logs: Record<string, unknown>[] = []
+    const app = await testApp({ logs })
+    await app.inject({ url: '/tugas/1', headers: { 'x-request-id': 'satu' } })
+    await app.inject({ url: '/nope', headers: { 'x-request-id': 'dua' } })
+    await app.inject({
+      method: 'POST',
+      url: '/tugas',
+      headers: { ...json, 'x-request-id': 'tiga' },
+      payload: '{',
+    })
+    const perRequest = logs.filter((line) => line.reqId !== undefined)
+    const completed = perRequest.filter((line) => line.msg === 'request completed')
+    assert.deepEqual(
+      completed.map((line) => [line.reqId, line.method, line.url, line.statusCode]),
+      [
+        ['satu', 'GET', '/tugas/1', 200],
+        ['dua', 'GET', '/nope', 404],
+        ['tiga', 'POST', '/tugas', 400],
+      ],
+    )
+    assert.ok(completed.every((line) => typeof line.responseTimeMs === 'number'))
+    assert.equal(logs.filter((line) => line.msg === 'incoming request').length, 0)
+  })
+})

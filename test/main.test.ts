@@ -1,0 +1,146 @@
+// The run contract (decisions.md section 1), tested on the real process: `npm start`.
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtemp, writeFile } from 'node:fs/promises'
+import { connect } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { after, describe, test } from 'node:test'
+
+const root = new URL('..', import.meta.url).pathname
+
+const started: ChildProcess[] = []
+
+/** `npm start` in a process group of its own, so cleanup can reach the node process too. */
+function npmStart(env: Record<string, string>): ChildProcess {
+  const child = spawn('npm', ['start', '--silent'], {
+    cwd: root,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  })
+  started.push(child)
+  return child
+}
+
+after(() => {
+  for (const child of started) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      // Already gone: the test stopped it.
+    }
+  }
+})
+
+/** Resolves with the address from the "Server listening at" log line; collects every line. */
+async function listening(child: ChildProcess, lines: Record<string, unknown>[]): Promise<string> {
+  const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream })
+  for await (const line of reader) {
+    const entry = JSON.parse(line) as Record<string, unknown>
+    lines.push(entry)
+    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg))
+    if (match?.[1]) {
+      reader.on('line', (more) => lines.push(JSON.parse(more)))
+      return match[1]
+    }
+  }
+  throw new Error('the service exited before listening')
+}
+
+async function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
+  let stderr = ''
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk
+  })
+  const [code] = (await once(child, 'exit')) as [number | null]
+  return { code, stderr }
+}
+
+describe('npm start', () => {
+  test('listens on PORT=0, answers over a socket, logs one line a request, stops on SIGTERM', async () => {
+    const child = npmStart({ LOG_LEVEL: 'info' })
+    const exited = exitOf(child)
+    try {
+      const lines: Record<string, unknown>[] = []
+      const base = await listening(child, lines)
+
+      const response = await fetch(`${base}/tugas/1`, { headers: { 'x-request-id': 'trace-42' } })
+      assert.equal(response.status, 200)
+      assert.equal(response.headers.get('x-request-id'), 'trace-42')
+      assert.match(response.headers.get('content-type') ?? '', /^application\/json/)
+      assert.deepEqual(await response.json(), { id: 1, title: 'Belajar REST', status: 'selesai' })
+
+      const created = await fetch(`${base}/tugas`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Lewat soket' }),
+      })
+      assert.equal(created.status, 201)
+      assert.equal(created.headers.get('location'), '/tugas/6')
+      const generated = created.headers.get('x-request-id')
+      assert.ok(generated && generated.length > 0)
+
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      const requestLines = lines.filter((line) => line.msg === 'request completed')
+      assert.deepEqual(
+        requestLines.map((line) => [line.reqId, line.method, line.url, line.statusCode]),
+        [
+          ['trace-42', 'GET', '/tugas/1', 200],
+          [generated, 'POST', '/tugas', 201],
+        ],
+      )
+    } finally {
+      child.kill('SIGTERM')
+    }
+    assert.equal((await exited).code, 0)
+  })
+
+  test('SIGTERM lets a request in flight finish before the process exits 0', async () => {
+    const child = npmStart({ LOG_LEVEL: 'info' })
+    const exited = exitOf(child)
+    const { port } = new URL(await listening(child, []))
+
+    // Send the head and half the body, stop the service, then send the rest.
+    const socket = connect(Number(port), '127.0.0.1')
+    await once(socket, 'connect')
+    const body = JSON.stringify({ title: 'Selesai saat berhenti' })
+    const half = Math.floor(body.length / 2)
+    socket.write(
+      `POST /tugas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, half)}`,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    child.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    let answer = ''
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk
+    })
+    socket.end(body.slice(half))
+    await once(socket, 'close')
+
+    assert.match(answer, /^HTTP\/1\.1 201 Created\r\n/)
+    assert.match(answer, /\r\nlocation: \/tugas\/6\r\n/i)
+    assert.equal((await exited).code, 0)
+  })
+
+  test('a bad setting stops start-up with a one-line message and a non-zero exit', async () => {
+    const { code, stderr } = await exitOf(npmStart({ TUGAS_BATAS_DEFAULT: '500' }))
+    assert.notEqual(code, 0)
+    assert.equal(stderr, 'tugas: TUGAS_BATAS_DEFAULT="500" must be a whole number from 1 to 100\n')
+  })
+
+  test('a bad seed file stops start-up with a one-line message naming the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'tugas-start-'))
+    const file = join(dir, 'seed.json')
+    await writeFile(file, '{"tugas": [{"title": "ok!", "done": true}]}')
+    const { code, stderr } = await exitOf(npmStart({ SEED_FILE: file }))
+    assert.notEqual(code, 0)
+    assert.equal(
+      stderr,
+      `tugas: SEED_FILE ${file}: tugas[0] has unknown key "done" (allowed: title, status)\n`,
+    )
+  })
+})
