@@ -102,7 +102,7 @@ function instant(name: string) {
  * Reads every setting from `env`. An unset variable takes its default; a set one must be valid,
  * including the empty string, so a typo never falls back silently.
  */
-export function loadConfig(env: Env): Config {
+export function loadConfig(env: Env = process.env): Config {
   const read = <T>(name: string, parse: (raw: string) => T, fallback: T): T => {
     const raw = env[name]
     return raw === undefined ? fallback : parse(raw)

@@ -12,7 +12,7 @@ async function start(): Promise<void> {
   let config: ReturnType<typeof loadConfig>
   let seed: typeof demoSeed
   try {
-    config = loadConfig(process.env)
+    config = loadConfig()
     seed = config.seedFile === undefined ? demoSeed : await readSeedFile(config.seedFile)
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SeedError) refuse(error.message)

@@ -59,15 +59,14 @@ function taskId(request: FastifyRequest): { id: number; raw: string } {
   return { id: Number(raw), raw }
 }
 
+/** What the store found for task `raw`, or the 404 that names the id as it was sent. */
+function orTaskNotFound<T>(found: T | undefined, raw: string): T {
+  if (found === undefined) throw taskNotFound(raw)
+  return found
+}
+
 export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): RouteSpec[] {
   const listPath = `${base}/tugas`
-
-  async function requireTask(request: FastifyRequest) {
-    const { id, raw } = taskId(request)
-    const task = await store.get(id)
-    if (task === undefined) throw taskNotFound(raw)
-    return task
-  }
 
   function created(reply: FastifyReply, path: string) {
     return reply.code(201).header('location', path)
@@ -164,7 +163,8 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
       parameters: [idParameter('id', 'Task id.')],
       responses: { 200: { description: 'The task.', schema: Tugas }, 404: notFound, 500: internal },
       async handler(request) {
-        return requireTask(request)
+        const { id, raw } = taskId(request)
+        return orTaskNotFound(await store.get(id), raw)
       },
     },
     {
@@ -185,7 +185,7 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
         const checked = checkTugas(request.body)
         if (!checked.ok) throw invalidBody(checked.violations)
         const { id, raw } = taskId(request)
-        return (await store.replace(id, checked.value)) ?? Promise.reject(taskNotFound(raw))
+        return orTaskNotFound(await store.replace(id, checked.value), raw)
       },
     },
     {
@@ -205,7 +205,7 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
         const checked = checkTugasPatch(request.body)
         if (!checked.ok) throw invalidBody(checked.violations)
         const { id, raw } = taskId(request)
-        return (await store.update(id, checked.value)) ?? Promise.reject(taskNotFound(raw))
+        return orTaskNotFound(await store.update(id, checked.value), raw)
       },
     },
     {
@@ -234,7 +234,7 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
       },
       async handler(request) {
         const { id, raw } = taskId(request)
-        return (await store.comments(id)) ?? Promise.reject(taskNotFound(raw))
+        return orTaskNotFound(await store.comments(id), raw)
       },
     },
     {
@@ -258,8 +258,7 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
         const checked = checkKomentar(request.body)
         if (!checked.ok) throw invalidBody(checked.violations)
         const { id, raw } = taskId(request)
-        const komentar = await store.addComment(id, checked.value.isi)
-        if (komentar === undefined) throw taskNotFound(raw)
+        const komentar = orTaskNotFound(await store.addComment(id, checked.value.isi), raw)
         return created(reply, `${listPath}/${id}/komentar/${komentar.id}`).send(komentar)
       },
     },
@@ -279,7 +278,7 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
         const kid = (request.params as { kid: string }).kid
         const komentar = await store.comment(id, Number(kid))
         if (komentar !== undefined) return komentar
-        if ((await store.get(id)) === undefined) throw taskNotFound(raw)
+        orTaskNotFound(await store.get(id), raw)
         throw commentNotFound(kid)
       },
     },
