@@ -54,6 +54,12 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
     useErrorShape(fallback, e1)
   })
 
+  if (config.tugasVersioning !== 'none') {
+    app.log.warn(
+      `TUGAS_VERSIONING=${config.tugasVersioning} is not built yet: GET /tugas answers as in "none"`,
+    )
+  }
+
   const surfaceA = { store: stores.tugas, batasDefault: config.tugasBatasDefault }
   await app.register(tugasSurface, { ...surfaceA, bases: ['', '/v1'] })
 

@@ -73,7 +73,8 @@ export function useErrorShape(
     if (failure.kind === 'internal') {
       request.log.error({ err: error }, 'unexpected failure')
     } else {
-      request.log.info({ err: error }, 'request rejected')
+      // Debug only: the request's one info line already says which status it got.
+      request.log.debug({ err: error }, 'request rejected')
     }
     return shape.send(reply, shape.fromFramework(failure, request))
   })
