@@ -3,30 +3,74 @@ import type { TugasInput } from './rules.js'
 import type { Komentar, Tugas } from './schemas.js'
 import type { TugasQuery, TugasSlice, TugasStore } from './store.js'
 
-function compare(sort: SortField, descending: boolean) {
-  return (a: Tugas, b: Tugas): number => {
+type Compare = (a: Tugas, b: Tugas) => number
+
+/** A total order: code-unit order on the column, not locale order; ties by ascending id. */
+function compare(sort: SortField, descending: boolean): Compare {
+  return (a, b) => {
     const x = a[sort]
     const y = b[sort]
-    // Code-unit order, not locale order; ties always fall back to ascending id.
     const order = x < y ? -1 : x > y ? 1 : 0
     return (descending ? -order : order) || a.id - b.id
   }
 }
 
 /**
+ * The tasks of one status filter in one sort order, kept sorted as tasks change: the order is
+ * total, so binary search finds each task's exact place and a write costs a splice, not a sort.
+ */
+class SortedView {
+  readonly items: Tugas[]
+
+  constructor(
+    tasks: Iterable<Tugas>,
+    readonly status: TugasQuery['status'],
+    readonly compare: Compare,
+  ) {
+    this.items = [...tasks].filter((task) => this.#holds(task)).sort(compare)
+  }
+
+  add(task: Tugas): void {
+    if (this.#holds(task)) this.items.splice(this.#place(task), 0, task)
+  }
+
+  remove(task: Tugas): void {
+    if (!this.#holds(task)) return
+    const at = this.#place(task)
+    if (this.items[at]?.id === task.id) this.items.splice(at, 1)
+  }
+
+  #holds(task: Tugas): boolean {
+    return this.status === undefined || task.status === this.status
+  }
+
+  /** The first index whose task does not sort before `task`. */
+  #place(task: Tugas): number {
+    let low = 0
+    let high = this.items.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.compare(this.items[middle] as Tugas, task) < 0) low = middle + 1
+      else high = middle
+    }
+    return low
+  }
+}
+
+/**
  * The default store: process memory. Tasks are frozen objects replaced on every change, so a
- * caller can keep one without seeing later writes. Sorted, filtered views are cached until the
- * next write: reads of a page cost a slice, not a sort.
+ * caller can keep one without seeing later writes. Each filter and order asked for is built
+ * once and then kept up to date by every write: a page costs a slice, never a sort.
  */
 export class MemoryTugasStore implements TugasStore {
   readonly #tasks = new Map<number, Tugas>()
   readonly #comments = new Map<number, Komentar[]>()
-  readonly #views = new Map<string, Tugas[]>()
+  readonly #views = new Map<string, SortedView>()
   #nextId = 1
   #nextCommentId = 1
 
   async all(): Promise<Tugas[]> {
-    return this.#view({ status: undefined, sort: 'id', descending: false }).slice()
+    return [...this.#tasks.values()]
   }
 
   async query(query: TugasQuery): Promise<TugasSlice> {
@@ -42,7 +86,7 @@ export class MemoryTugasStore implements TugasStore {
     const task = Object.freeze({ id: this.#nextId++, title: input.title, status: input.status })
     this.#tasks.set(task.id, task)
     this.#comments.set(task.id, [])
-    this.#changed()
+    this.#changed(undefined, task)
     return task
   }
 
@@ -55,9 +99,11 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async delete(id: number): Promise<boolean> {
-    if (!this.#tasks.delete(id)) return false
+    const task = this.#tasks.get(id)
+    if (task === undefined) return false
+    this.#tasks.delete(id)
     this.#comments.delete(id)
-    this.#changed()
+    this.#changed(task, undefined)
     return true
   }
 
@@ -83,23 +129,28 @@ export class MemoryTugasStore implements TugasStore {
     const next = Object.freeze({ ...current, ...changes })
     // Map.set on an existing key keeps its place: iteration stays in ascending id order.
     this.#tasks.set(id, next)
-    this.#changed()
+    this.#changed(current, next)
     return next
   }
 
-  #changed(): void {
-    this.#views.clear()
+  #changed(before: Tugas | undefined, after: Tugas | undefined): void {
+    for (const view of this.#views.values()) {
+      if (before !== undefined) view.remove(before)
+      if (after !== undefined) view.add(after)
+    }
   }
 
   #view(query: Pick<TugasQuery, 'status' | 'sort' | 'descending'>): Tugas[] {
     const key = `${query.status ?? '*'}:${query.sort}:${query.descending}`
     let view = this.#views.get(key)
     if (view === undefined) {
-      view = [...this.#tasks.values()]
-      if (query.status !== undefined) view = view.filter((task) => task.status === query.status)
-      if (query.sort !== 'id' || query.descending) view.sort(compare(query.sort, query.descending))
+      view = new SortedView(
+        this.#tasks.values(),
+        query.status,
+        compare(query.sort, query.descending),
+      )
       this.#views.set(key, view)
     }
-    return view
+    return view.items
   }
 }
