@@ -2,12 +2,14 @@ import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { useErrorShape } from './http/errors.js'
-import { ignoreBodies } from './http/json-body.js'
 import { RequestLog } from './http/request-log.js'
 import type { Stores } from './stores.js'
+import { compactErrors } from './surfaces/compact/errors.js'
+import { compactSurface } from './surfaces/compact/index.js'
 import { openApiDocument } from './surfaces/openapi/document.js'
 import { openApiSurface } from './surfaces/openapi/index.js'
-import { e1, notFoundEndpoint } from './surfaces/tugas/errors.js'
+import { todosSurface } from './surfaces/todos/index.js'
+import { e1 } from './surfaces/tugas/errors.js'
 import { tugasSurface } from './surfaces/tugas/index.js'
 import { tugasRoutes } from './surfaces/tugas/routes.js'
 import { components } from './surfaces/tugas/schemas.js'
@@ -36,9 +38,11 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
     },
     // Requests that arrive while closing are still answered; close waits for them.
     return503OnClosing: false,
-    // A URL the router cannot decode names no endpoint.
+    // A URL the router cannot decode names no endpoint: the 404 of the surface owning the path.
     frameworkErrors(_error, request, reply) {
-      e1.send(reply.header('x-request-id', request.id), notFoundEndpoint())
+      const shape = request.url.startsWith('/api/') ? compactErrors : e1
+      const failure = shape.fromFramework({ kind: 'not-found' }, request)
+      shape.send(reply.header('x-request-id', request.id), failure)
     },
   })
 
@@ -46,13 +50,8 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
     reply.header('x-request-id', request.id)
   })
 
-  // Whatever no surface claims is surface A's 404, whatever the body: a context of its own,
-  // so that ignoring bodies there does not reach the surfaces.
-  useErrorShape(app, e1, { notFound: false })
-  await app.register(async (fallback) => {
-    ignoreBodies(fallback)
-    useErrorShape(fallback, e1)
-  })
+  // Whatever no surface claims is surface A's 404, whatever the body.
+  useErrorShape(app, e1)
 
   if (config.tugasVersioning !== 'none') {
     app.log.warn(
@@ -62,6 +61,12 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
 
   const surfaceA = { store: stores.tugas, batasDefault: config.tugasBatasDefault }
   await app.register(tugasSurface, { ...surfaceA, bases: ['', '/v1'] })
+  await app.register(compactSurface, { prefix: '/api', store: stores.compact })
+  await app.register(todosSurface, {
+    prefix: '/todos',
+    store: stores.todos,
+    variant: config.todosVariant,
+  })
 
   const document = openApiDocument({
     info: {

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ignoreBodies, MalformedJsonError } from './json-body.js'
 
 /**
  * A failure a route answers on purpose. Each surface renders it in its own shape
@@ -16,6 +17,12 @@ export class ApiError extends Error {
   }
 }
 
+/** `found`, or `error()` thrown when the store found nothing. */
+export function orThrow<T>(found: T | undefined, error: () => Error): T {
+  if (found === undefined) throw error()
+  return found
+}
+
 /** Failures raised by the framework or the body reader rather than by a route's own rules. */
 export type FrameworkFailure =
   | { kind: 'malformed-json' }
@@ -31,12 +38,6 @@ export interface ErrorShape {
   fromFramework(failure: FrameworkFailure, request: FastifyRequest): ApiError
   /** Writes the error to the reply, status, headers and body, in the surface's shape. */
   send(reply: FastifyReply, error: ApiError): FastifyReply
-}
-
-/** The body reader's verdict on a body that is not JSON; carried to the error handler. */
-export class MalformedJsonError extends Error {
-  override name = 'MalformedJsonError'
-  readonly statusCode = 400
 }
 
 function classify(error: FastifyError | Error, bodyLimit: number): FrameworkFailure {
@@ -57,7 +58,8 @@ function classify(error: FastifyError | Error, bodyLimit: number): FrameworkFail
 }
 
 /**
- * Gives an encapsulated Fastify context the error handler and the not-found handler of one
+ * Gives an encapsulated Fastify context the error handler and (unless `notFound` is false, for
+ * surfaces whose unknown paths fall through to the service's 404) the not-found handler of one
  * surface, so that every error it returns, the framework's included, has that surface's shape.
  * Internal failures are logged in full and answered with the surface's generic message.
  */
@@ -79,8 +81,12 @@ export function useErrorShape(
     return shape.send(reply, shape.fromFramework(failure, request))
   })
   if (options.notFound !== false) {
-    instance.setNotFoundHandler((request, reply) =>
-      shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request)),
-    )
+    // In a child context that ignores bodies: no body makes an unknown path a 415 or a 413.
+    instance.register(async (fallback) => {
+      ignoreBodies(fallback)
+      fallback.setNotFoundHandler((request, reply) =>
+        shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request)),
+      )
+    })
   }
 }

@@ -1,19 +1,29 @@
 import type { FastifyInstance } from 'fastify'
-import { MalformedJsonError } from './errors.js'
+
+/** The body reader's verdict on a body that is not JSON; carried to the error handler. */
+export class MalformedJsonError extends Error {
+  override name = 'MalformedJsonError'
+  readonly statusCode = 400
+}
 
 /** `application/json` and structured-syntax `+json` types, with any parameters. */
 const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.-]+\+)?json(?:\s*;|$)/i
 
 /**
- * Makes `instance` read JSON bodies, and only JSON bodies: any other content type is answered
+ * Makes `instance` read JSON bodies, and only JSON bodies (`mediaType`, by default JSON and
+ * `+json` types; or every body with `anyContentType`): any other content type is answered
  * 415 by Fastify and lands in the surface's error handler. A body that fails to parse throws
  * MalformedJsonError (400). `JSON.parse` is safe with `__proto__` keys: it creates an own data
  * property and never touches a prototype; routes read only the fields they know.
  */
-export function acceptJsonBodies(instance: FastifyInstance, bodyLimit?: number): void {
+export function acceptJsonBodies(
+  instance: FastifyInstance,
+  options: { mediaType?: RegExp; anyContentType?: boolean; bodyLimit?: number } = {},
+): void {
+  const { mediaType = JSON_MEDIA_TYPE, anyContentType = false, bodyLimit } = options
   instance.removeAllContentTypeParsers()
   instance.addContentTypeParser(
-    JSON_MEDIA_TYPE,
+    anyContentType ? '*' : mediaType,
     { parseAs: 'string', ...(bodyLimit === undefined ? {} : { bodyLimit }) },
     (_request, body, done) => {
       try {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { orThrow } from '../../http/errors.js'
 import {
   type ParameterSpec,
   type ResponseSpec,
@@ -61,8 +62,7 @@ function taskId(request: FastifyRequest): { id: number; raw: string } {
 
 /** What the store found for task `raw`, or the 404 that names the id as it was sent. */
 function orTaskNotFound<T>(found: T | undefined, raw: string): T {
-  if (found === undefined) throw taskNotFound(raw)
-  return found
+  return orThrow(found, () => taskNotFound(raw))
 }
 
 export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): RouteSpec[] {

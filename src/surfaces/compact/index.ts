@@ -1,0 +1,62 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import { orThrow, useErrorShape } from '../../http/errors.js'
+import { acceptJsonBodies } from '../../http/json-body.js'
+import { answerOtherMethods } from '../../http/method-not-allowed.js'
+import { checkIdFirst, idOf } from '../../http/path-id.js'
+import { compactErrors, compactId, tidakDitemukan } from './errors.js'
+import { checkJudul, decode } from './rules.js'
+import { CompactTugas, Health } from './schemas.js'
+import type { CompactStore } from './store.js'
+
+export interface CompactSurfaceOptions {
+  store: CompactStore
+}
+
+/**
+ * Surface B, registered under the prefix `/api`. Checks run in the order of Part 1: the id,
+ * then the body reader (content type, JSON, field types), then `judul`, then existence.
+ */
+export async function compactSurface(instance: FastifyInstance, { store }: CompactSurfaceOptions) {
+  acceptJsonBodies(instance)
+  useErrorShape(instance, compactErrors)
+  const idFirst = { onRequest: checkIdFirst(compactId) }
+  const one = { response: { 200: CompactTugas } }
+  const emptyBody = (reply: FastifyReply) => reply.send()
+
+  instance.get('/health', { schema: { response: { 200: Health } } }, async () => ({
+    status: 'ok' as const,
+  }))
+  answerOtherMethods(instance, '/health', ['GET'], emptyBody)
+
+  instance.get('/tugas', { schema: { response: { 200: Type.Array(CompactTugas) } } }, async () =>
+    store.list(),
+  )
+  instance.post(
+    '/tugas',
+    { schema: { response: { 201: CompactTugas } } },
+    async (request, reply) => {
+      const { judul } = decode(request.body, { judul: 'string' })
+      const task = await store.create(checkJudul(judul))
+      return reply.code(201).header('location', `/api/tugas/${task.id}`).send(task)
+    },
+  )
+  answerOtherMethods(instance, '/tugas', ['GET', 'POST'], emptyBody)
+
+  instance.get('/tugas/:id', { ...idFirst, schema: one }, async (request) => {
+    const { id, raw } = idOf(request, compactId)
+    return orThrow(await store.get(id), () => tidakDitemukan(raw))
+  })
+  instance.put('/tugas/:id', { ...idFirst, schema: one }, async (request) => {
+    const { id, raw } = idOf(request, compactId)
+    const { judul, selesai } = decode(request.body, { judul: 'string', selesai: 'boolean' })
+    const replaced = await store.replace(id, { judul: checkJudul(judul), selesai })
+    return orThrow(replaced, () => tidakDitemukan(raw))
+  })
+  instance.delete('/tugas/:id', idFirst, async (request, reply) => {
+    const { id, raw } = idOf(request, compactId)
+    if (!(await store.delete(id))) throw tidakDitemukan(raw)
+    return reply.code(204).send()
+  })
+  answerOtherMethods(instance, '/tugas/:id', ['GET', 'PUT', 'DELETE'], emptyBody)
+}

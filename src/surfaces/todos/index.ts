@@ -1,0 +1,90 @@
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { Type } from 'typebox'
+import type { TodosVariant } from '../../config.js'
+import { e2Shape } from '../../http/e2.js'
+import { ApiError, orThrow, useErrorShape } from '../../http/errors.js'
+import { acceptJsonBodies } from '../../http/json-body.js'
+import { answerOtherMethods } from '../../http/method-not-allowed.js'
+import { checkIdFirst, idOf } from '../../http/path-id.js'
+import { METHOD_NOT_ALLOWED, todoId, todosErrors, tugasTidakDitemukan } from './errors.js'
+import { checkPriorityTodo, readTodo } from './rules.js'
+import { PRIORITY_BODY_LIMIT, PriorityTodoCreated, Todo } from './schemas.js'
+import type { TodoStore } from './store.js'
+
+export interface TodosSurfaceOptions {
+  store: TodoStore
+  variant: TodosVariant
+}
+
+const plainMethodNotAllowed = (reply: FastifyReply) =>
+  reply.type('text/plain; charset=utf-8').send(METHOD_NOT_ALLOWED)
+
+/**
+ * Surface C, registered under the prefix `/todos`. The basic variant reads any body as JSON,
+ * whatever its Content-Type (its error texts have no word for a wrong one). Unknown paths
+ * below `/todos` fall through to the service's generic 404.
+ */
+export async function todosSurface(
+  instance: FastifyInstance,
+  { store, variant }: TodosSurfaceOptions,
+) {
+  acceptJsonBodies(instance, { anyContentType: true })
+  useErrorShape(instance, todosErrors, { notFound: false })
+  const idFirst = { onRequest: checkIdFirst(todoId) }
+  const one = { response: { 200: Todo } }
+
+  instance.get('', { schema: { response: { 200: Type.Array(Todo) } } }, async () => store.list())
+  if (variant === 'priority') await instance.register(priorityCreate, { store })
+  else {
+    instance.post('', { schema: { response: { 201: Todo } } }, async (request, reply) => {
+      const todo = await store.create(readTodo(request.body))
+      return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
+    })
+  }
+  answerOtherMethods(instance, '', ['GET', 'POST'], plainMethodNotAllowed)
+
+  instance.get('/:id', { ...idFirst, schema: one }, async (request) => {
+    return orThrow(await store.get(idOf(request, todoId).id), tugasTidakDitemukan)
+  })
+  instance.put('/:id', { ...idFirst, schema: one }, async (request) => {
+    const { id } = idOf(request, todoId)
+    return orThrow(await store.replace(id, readTodo(request.body)), tugasTidakDitemukan)
+  })
+  instance.delete('/:id', idFirst, async (request, reply) => {
+    if (!(await store.delete(idOf(request, todoId).id))) throw tugasTidakDitemukan()
+    return reply.code(204).send()
+  })
+  answerOtherMethods(instance, '/:id', ['GET', 'PUT', 'DELETE'], plainMethodNotAllowed)
+}
+
+/** A content type that starts with `application/json` (Part 1, priority step 1). */
+const PRIORITY_JSON = /^application\/json/i
+
+/**
+ * `POST /todos` of the priority variant, in a context of its own: its five ordered steps answer
+ * in the E2 shape (map `fields`), and its body reader stops after 1024 bytes.
+ */
+async function priorityCreate(instance: FastifyInstance, { store }: { store: TodoStore }) {
+  acceptJsonBodies(instance, { mediaType: PRIORITY_JSON, bodyLimit: PRIORITY_BODY_LIMIT })
+  const shape = e2Shape('fields', PRIORITY_BODY_LIMIT)
+  useErrorShape(instance, shape, { notFound: false })
+  instance.post(
+    '',
+    {
+      // Step 1 comes before reading anything, whether or not a body was sent.
+      async onRequest(request) {
+        if (!PRIORITY_JSON.test(request.headers['content-type'] ?? '')) {
+          throw shape.fromFramework({ kind: 'unsupported-media-type' }, request)
+        }
+      },
+      schema: { response: { 201: PriorityTodoCreated } },
+    },
+    async (request, reply) => {
+      if (request.body === undefined) {
+        throw new ApiError(400, 'INVALID_JSON', 'request body is not valid JSON')
+      }
+      const todo = await store.create({ ...checkPriorityTodo(request.body), done: false })
+      return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
+    },
+  )
+}

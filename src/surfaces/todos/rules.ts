@@ -1,0 +1,80 @@
+import { ApiError } from '../../http/errors.js'
+import { field, isPlainObject } from '../../http/text.js'
+import { bodyBukanJson, titleWajibDiisi } from './errors.js'
+
+export interface TodoFields {
+  title: string
+  done: boolean
+}
+
+/**
+ * The basic variant's body, for create and replace. A field of the wrong JSON type is not
+ * valid JSON for this surface; `title` missing, null or blank is "wajib diisi"; `done` left
+ * out or null is false. A `null` body decodes like `{}`.
+ */
+export function readTodo(body: unknown): TodoFields {
+  if (body === undefined) throw bodyBukanJson()
+  const fields = body === null ? {} : body
+  if (!isPlainObject(fields)) throw bodyBukanJson()
+  const title = field(fields, 'title') ?? null
+  const done = field(fields, 'done') ?? false
+  if ((title !== null && typeof title !== 'string') || typeof done !== 'boolean') {
+    throw bodyBukanJson()
+  }
+  const trimmed = title?.trim() ?? ''
+  if (trimmed === '') throw titleWajibDiisi()
+  return { title: trimmed, done }
+}
+
+export interface PriorityTodoFields {
+  title: string
+  priority: number
+  due_date?: string
+}
+
+export const priorityViolations = {
+  title: 'title is required: text of at least 3 bytes',
+  priority: 'priority is required: an integer from 1 to 5',
+  due_date: 'due_date must be a real calendar date in the form YYYY-MM-DD',
+} as const
+
+function isCalendarDate(value: string): boolean {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value)
+  if (match === null) return false
+  const [year, month, day] = match.slice(1).map(Number) as [number, number, number]
+  const date = new Date(Date.UTC(year, month - 1, day))
+  return (
+    date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day
+  )
+}
+
+/**
+ * The priority variant's body (step 4 of Part 1): every field is checked and every violation
+ * reported together, 400 VALIDATION_ERROR with the map `fields`. `title` is trimmed, then
+ * counted in UTF-8 bytes.
+ */
+export function checkPriorityTodo(body: unknown): PriorityTodoFields {
+  const fields = isPlainObject(body) ? body : {}
+  const violations: Record<string, string> = {}
+  const title = field(fields, 'title')
+  const trimmed = typeof title === 'string' ? title.trim() : undefined
+  if (trimmed === undefined || Buffer.byteLength(trimmed, 'utf8') < 3) {
+    violations.title = priorityViolations.title
+  }
+  const priority = field(fields, 'priority')
+  if (!Number.isInteger(priority) || (priority as number) < 1 || (priority as number) > 5) {
+    violations.priority = priorityViolations.priority
+  }
+  const dueDate = field(fields, 'due_date') ?? undefined
+  if (dueDate !== undefined && (typeof dueDate !== 'string' || !isCalendarDate(dueDate))) {
+    violations.due_date = priorityViolations.due_date
+  }
+  if (Object.keys(violations).length > 0) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'request body fails validation', violations)
+  }
+  return {
+    title: trimmed as string,
+    priority: priority as number,
+    ...(dueDate !== undefined && { due_date: dueDate as string }),
+  }
+}
