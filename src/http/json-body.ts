@@ -22,6 +22,7 @@ export function acceptJsonBodies(
 ): void {
   const { mediaType = JSON_MEDIA_TYPE, anyContentType = false, bodyLimit } = options
   instance.removeAllContentTypeParsers()
+  if (anyContentType) dropContentType(instance)
   instance.addContentTypeParser(
     anyContentType ? '*' : mediaType,
     { parseAs: 'string', ...(bodyLimit === undefined ? {} : { bodyLimit }) },
@@ -47,7 +48,23 @@ export function ignoreBodies(instance: FastifyInstance): void {
     payload.resume()
     done(null, undefined)
   })
+  dropContentType(instance)
+}
+
+/** Fastify answers 415 to an unparseable Content-Type before any parser runs; here none matters. */
+function dropContentType(instance: FastifyInstance): void {
   instance.addHook('onRequest', async (request) => {
     delete request.headers['content-type']
+  })
+}
+
+/** Registers routes that take no body in a child context of `instance` that ignores bodies. */
+export function withoutBodies(
+  instance: FastifyInstance,
+  register: (bodyless: FastifyInstance) => void,
+): void {
+  instance.register(async (bodyless) => {
+    ignoreBodies(bodyless)
+    register(bodyless)
   })
 }

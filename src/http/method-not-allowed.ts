@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods } from 'fastify'
-import { ignoreBodies } from './json-body.js'
+import { withoutBodies } from './json-body.js'
 
 /**
  * Answers every method not registered on `url` through `send`, with the `Allow` header set to
@@ -17,13 +17,12 @@ export function answerOtherMethods(
   const allow = [...served].sort().join(', ')
   const others = instance.supportedMethods.filter((method) => !served.has(method))
   // Whatever body such a request carries, the answer is the 405.
-  instance.register(async (bodyless) => {
-    ignoreBodies(bodyless)
+  withoutBodies(instance, (bodyless) =>
     bodyless.route({
       method: others as HTTPMethods[],
       url,
       exposeHeadRoute: false,
       handler: async (_request, reply) => send(reply.code(405).header('allow', allow)),
-    })
-  })
+    }),
+  )
 }

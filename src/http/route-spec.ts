@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods, RouteHandlerMethod } from 'fastify'
 import type { TSchema } from 'typebox'
-import { ignoreBodies } from './json-body.js'
+import { withoutBodies } from './json-body.js'
 
 export interface ResponseSpec {
   description: string
@@ -51,14 +51,13 @@ export function registerRoutes(instance: FastifyInstance, routes: RouteSpec[], b
     routes.filter((route) => route.body !== undefined),
     base,
   )
-  instance.register(async (bodyless) => {
-    ignoreBodies(bodyless)
+  withoutBodies(instance, (bodyless) =>
     addRoutes(
       bodyless,
       routes.filter((route) => route.body === undefined),
       base,
-    )
-  })
+    ),
+  )
 }
 
 function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string): void {

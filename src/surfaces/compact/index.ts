@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { orThrow, useErrorShape } from '../../http/errors.js'
-import { acceptJsonBodies } from '../../http/json-body.js'
+import { acceptJsonBodies, withoutBodies } from '../../http/json-body.js'
 import { answerOtherMethods } from '../../http/method-not-allowed.js'
 import { checkIdFirst, idOf } from '../../http/path-id.js'
 import { compactErrors, compactId, tidakDitemukan } from './errors.js'
@@ -24,39 +24,52 @@ export async function compactSurface(instance: FastifyInstance, { store }: Compa
   const one = { response: { 200: CompactTugas } }
   const emptyBody = (reply: FastifyReply) => reply.send()
 
-  instance.get('/health', { schema: { response: { 200: Health } } }, async () => ({
-    status: 'ok' as const,
-  }))
-  answerOtherMethods(instance, '/health', ['GET'], emptyBody)
+  // A body route answers 415 without a JSON Content-Type even when no body is sent. The id is
+  // checked first (onRequest), then this (preParsing), then the body reader.
+  const bodyRoute = {
+    ...idFirst,
+    async preParsing(request: FastifyRequest) {
+      if (request.headers['content-type'] === undefined) {
+        throw compactErrors.fromFramework({ kind: 'unsupported-media-type' }, request)
+      }
+    },
+  }
 
-  instance.get('/tugas', { schema: { response: { 200: Type.Array(CompactTugas) } } }, async () =>
-    store.list(),
-  )
+  withoutBodies(instance, (bodyless) => {
+    bodyless.get('/health', { schema: { response: { 200: Health } } }, async () => ({
+      status: 'ok' as const,
+    }))
+    bodyless.get('/tugas', { schema: { response: { 200: Type.Array(CompactTugas) } } }, async () =>
+      store.list(),
+    )
+    bodyless.get('/tugas/:id', { ...idFirst, schema: one }, async (request) => {
+      const { id, raw } = idOf(request, compactId)
+      return orThrow(await store.get(id), () => tidakDitemukan(raw))
+    })
+    bodyless.delete('/tugas/:id', idFirst, async (request, reply) => {
+      const { id, raw } = idOf(request, compactId)
+      if (!(await store.delete(id))) throw tidakDitemukan(raw)
+      return reply.code(204).send()
+    })
+  })
+
   instance.post(
     '/tugas',
-    { schema: { response: { 201: CompactTugas } } },
+    { preParsing: bodyRoute.preParsing, schema: { response: { 201: CompactTugas } } },
     async (request, reply) => {
       const { judul } = decode(request.body, { judul: 'string' })
       const task = await store.create(checkJudul(judul))
       return reply.code(201).header('location', `/api/tugas/${task.id}`).send(task)
     },
   )
-  answerOtherMethods(instance, '/tugas', ['GET', 'POST'], emptyBody)
-
-  instance.get('/tugas/:id', { ...idFirst, schema: one }, async (request) => {
-    const { id, raw } = idOf(request, compactId)
-    return orThrow(await store.get(id), () => tidakDitemukan(raw))
-  })
-  instance.put('/tugas/:id', { ...idFirst, schema: one }, async (request) => {
+  instance.put('/tugas/:id', { ...bodyRoute, schema: one }, async (request) => {
     const { id, raw } = idOf(request, compactId)
     const { judul, selesai } = decode(request.body, { judul: 'string', selesai: 'boolean' })
     const replaced = await store.replace(id, { judul: checkJudul(judul), selesai })
     return orThrow(replaced, () => tidakDitemukan(raw))
   })
-  instance.delete('/tugas/:id', idFirst, async (request, reply) => {
-    const { id, raw } = idOf(request, compactId)
-    if (!(await store.delete(id))) throw tidakDitemukan(raw)
-    return reply.code(204).send()
-  })
+
+  answerOtherMethods(instance, '/health', ['GET'], emptyBody)
+  answerOtherMethods(instance, '/tugas', ['GET', 'POST'], emptyBody)
   answerOtherMethods(instance, '/tugas/:id', ['GET', 'PUT', 'DELETE'], emptyBody)
 }

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
 import { e2Shape } from '../../http/e2.js'
 import { ApiError, orThrow, useErrorShape } from '../../http/errors.js'
-import { acceptJsonBodies } from '../../http/json-body.js'
+import { acceptJsonBodies, withoutBodies } from '../../http/json-body.js'
 import { answerOtherMethods } from '../../http/method-not-allowed.js'
 import { checkIdFirst, idOf } from '../../http/path-id.js'
 import { METHOD_NOT_ALLOWED, todoId, todosErrors, tugasTidakDitemukan } from './errors.js'
@@ -28,32 +28,38 @@ export async function todosSurface(
   instance: FastifyInstance,
   { store, variant }: TodosSurfaceOptions,
 ) {
-  acceptJsonBodies(instance, { anyContentType: true })
   useErrorShape(instance, todosErrors, { notFound: false })
   const idFirst = { onRequest: checkIdFirst(todoId) }
   const one = { response: { 200: Todo } }
 
-  instance.get('', { schema: { response: { 200: Type.Array(Todo) } } }, async () => store.list())
-  if (variant === 'priority') await instance.register(priorityCreate, { store })
-  else {
-    instance.post('', { schema: { response: { 201: Todo } } }, async (request, reply) => {
-      const todo = await store.create(readTodo(request.body))
-      return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
+  withoutBodies(instance, (bodyless) => {
+    bodyless.get('', { schema: { response: { 200: Type.Array(Todo) } } }, async () => store.list())
+    bodyless.get('/:id', { ...idFirst, schema: one }, async (request) => {
+      return orThrow(await store.get(idOf(request, todoId).id), tugasTidakDitemukan)
     })
-  }
-  answerOtherMethods(instance, '', ['GET', 'POST'], plainMethodNotAllowed)
+    bodyless.delete('/:id', idFirst, async (request, reply) => {
+      if (!(await store.delete(idOf(request, todoId).id))) throw tugasTidakDitemukan()
+      return reply.code(204).send()
+    })
+  })
 
-  instance.get('/:id', { ...idFirst, schema: one }, async (request) => {
-    return orThrow(await store.get(idOf(request, todoId).id), tugasTidakDitemukan)
+  // The basic variant's bodies: read as JSON whatever the Content-Type says.
+  await instance.register(async (basic) => {
+    acceptJsonBodies(basic, { anyContentType: true })
+    if (variant === 'basic') {
+      basic.post('', { schema: { response: { 201: Todo } } }, async (request, reply) => {
+        const todo = await store.create(readTodo(request.body))
+        return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
+      })
+    }
+    basic.put('/:id', { ...idFirst, schema: one }, async (request) => {
+      const { id } = idOf(request, todoId)
+      return orThrow(await store.replace(id, readTodo(request.body)), tugasTidakDitemukan)
+    })
   })
-  instance.put('/:id', { ...idFirst, schema: one }, async (request) => {
-    const { id } = idOf(request, todoId)
-    return orThrow(await store.replace(id, readTodo(request.body)), tugasTidakDitemukan)
-  })
-  instance.delete('/:id', idFirst, async (request, reply) => {
-    if (!(await store.delete(idOf(request, todoId).id))) throw tugasTidakDitemukan()
-    return reply.code(204).send()
-  })
+  if (variant === 'priority') await instance.register(priorityCreate, { store })
+
+  answerOtherMethods(instance, '', ['GET', 'POST'], plainMethodNotAllowed)
   answerOtherMethods(instance, '/:id', ['GET', 'PUT', 'DELETE'], plainMethodNotAllowed)
 }
 

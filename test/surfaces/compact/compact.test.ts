@@ -141,7 +141,8 @@ describe('surface B', () => {
     plain(await post('"judul"'), 422)
     plain(await post('{"judul":"x"}', { 'content-type': 'text/plain' }), 415)
     plain(await post('{"judul":"x"}', {}), 415)
-    plain(await send(app, { method: 'POST', url: '/api/tugas' }), 422)
+    plain(await send(app, { method: 'POST', url: '/api/tugas' }), 415)
+    plain(await send(app, { method: 'PUT', url: '/api/tugas/1' }), 415)
     const put = (payload: string) =>
       send(app, { method: 'PUT', url: '/api/tugas/1', headers: json, payload })
     plain(await put('{"judul":"x"}'), 422)

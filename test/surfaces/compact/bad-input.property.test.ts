@@ -1,0 +1,855 @@
+// Property-based tests: whatever a client throws at surface B (/api): any method, any path under
+// /api/, any id, any Content-Type, any body (JSON of any type, objects with tricky keys, raw text
+// and bytes), the answer is a status surface B may give, in surface B's form (E3 JSON, plain text
+// from the body reader, or an empty body), it is the answer the spec's rules give for that
+// request (computed here, independently of the app, from a model of the stored tasks), and
+// nothing leaks into Object.prototype.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import fc from 'fast-check'
+import type { FastifyInstance } from 'fastify'
+import { testApp } from '../../helpers.js'
+
+/** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
+const PARAMETERS = { numRuns: 150, includeErrorInReport: true }
+
+const STATUSES = new Set([200, 201, 204, 400, 404, 405, 413, 415, 422])
+const PLAIN = 'text/plain; charset=utf-8'
+const BODY_LIMIT = 1024 * 1024
+const JUDUL_MAX = 140
+
+const KOSONG = 'judul tidak boleh kosong'
+const TERLALU_PANJANG = 'judul tidak boleh lebih dari 140 karakter'
+const idBukanAngka = (raw: string) => `Id "${raw}" bukan angka yang valid`
+const tidakDitemukan = (raw: string) => `Tugas dengan id ${raw} tidak ditemukan`
+
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
+const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+/** The methods each registered path serves; every other method is its 405. */
+const ALLOW = {
+  health: 'GET, HEAD',
+  list: 'GET, HEAD, POST',
+  item: 'DELETE, GET, HEAD, PUT',
+} as const
+
+interface Task {
+  id: number
+  judul: string
+  selesai: boolean
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the spec says about a request, computed without the app
+
+/** Which surface B resource a URL, as the server received it, names. */
+type Target =
+  | { kind: 'health' }
+  | { kind: 'list' }
+  | { kind: 'item'; raw: string }
+  | { kind: 'unknown' }
+
+function targetOf(url: string): Target {
+  const path = url.split('?', 1)[0] ?? ''
+  assert.ok(path.startsWith('/api/'), `not a surface B URL: ${url}`)
+  let segments: string[]
+  try {
+    segments = path.slice('/api/'.length).split('/').map(decodeURIComponent)
+  } catch {
+    // A URL that cannot be decoded names no endpoint (README: an unknown path under /api/).
+    return { kind: 'unknown' }
+  }
+  const [first, second, ...rest] = segments
+  if (rest.length > 0) return { kind: 'unknown' }
+  if (second === undefined && first === 'health') return { kind: 'health' }
+  if (second === undefined && first === 'tugas') return { kind: 'list' }
+  if (second !== undefined && first === 'tugas') return { kind: 'item', raw: second }
+  return { kind: 'unknown' }
+}
+
+/** Ids are unsigned integers: digits only, up to the largest safe integer (README). */
+function idOf(raw: string): number | undefined {
+  if (!/^[0-9]+$/.test(raw)) return undefined
+  const id = Number(raw)
+  return Number.isSafeInteger(id) ? id : undefined
+}
+
+/** The media type of a Content-Type header (RFC 9110 syntax), lowercased; undefined if none. */
+function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined
+  const token = "[\\w!#$%&'*+.^`|~-]+"
+  const match = new RegExp(`^\\s*(${token}/${token})\\s*$`).exec(contentType.split(';', 1)[0] ?? '')
+  return match?.[1]?.toLowerCase()
+}
+
+/** The body as the server reads it: the bytes sent, decoded as UTF-8. */
+function textOf(payload: string | Buffer | undefined): string {
+  if (payload === undefined) return ''
+  return (typeof payload === 'string' ? Buffer.from(payload) : payload).toString('utf8')
+}
+
+function bytesOf(payload: string | Buffer | undefined): number {
+  if (payload === undefined) return 0
+  return typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Own fields only: a body's inherited members (`constructor`, `toString`) are not fields. */
+function own(body: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(body, name) ? body[name] : undefined
+}
+
+function codePoints(text: string): number {
+  return [...text].length
+}
+
+/** One acceptable answer. */
+type Outcome =
+  | { status: 200; kind: 'health' }
+  | { status: 200; kind: 'list' }
+  | { status: 200 | 201; kind: 'task'; task: Task }
+  | { status: 204; kind: 'none'; deleted: number }
+  | { status: 400 | 404; kind: 'e3'; messages: string[] }
+  | { status: 400 | 413 | 415 | 422; kind: 'plain' }
+  | { status: 404 | 405; kind: 'empty'; allow?: string }
+
+interface Sent {
+  method: Method
+  url: string
+  contentType?: string | undefined
+  payload?: string | Buffer | undefined
+}
+
+interface Model {
+  tasks: Map<number, Task>
+  /** Tasks created so far: ids are assigned from 1, increasing. */
+  created: number
+}
+
+/**
+ * The answers the spec allows for `sent` given the stored tasks: Part 1 surface B, Part 2 E3
+ * and E4, decisions.md 2 and 6, and the README where the spec leaves a choice open.
+ */
+function expected(sent: Sent, target: Target, model: Model): Outcome[] {
+  const notFound = (raw: string, id: number): Outcome => ({
+    status: 404,
+    kind: 'e3',
+    messages: [...new Set([tidakDitemukan(raw), tidakDitemukan(String(id))])],
+  })
+  switch (target.kind) {
+    case 'unknown':
+      return [{ status: 404, kind: 'empty' }]
+    case 'health':
+      if (sent.method !== 'GET') return [{ status: 405, kind: 'empty', allow: ALLOW.health }]
+      return [{ status: 200, kind: 'health' }]
+    case 'list':
+      if (sent.method === 'GET') return [{ status: 200, kind: 'list' }]
+      if (sent.method !== 'POST') return [{ status: 405, kind: 'empty', allow: ALLOW.list }]
+      return bodyRead(sent, false, (judul) => ({
+        status: 201,
+        kind: 'task',
+        task: { id: model.created + 1, judul, selesai: false },
+      }))
+    case 'item': {
+      if (!['GET', 'PUT', 'DELETE'].includes(sent.method)) {
+        return [{ status: 405, kind: 'empty', allow: ALLOW.item }]
+      }
+      // Rule 1: the id comes first, before the body reader.
+      const id = idOf(target.raw)
+      if (id === undefined) {
+        return [{ status: 400, kind: 'e3', messages: [idBukanAngka(target.raw)] }]
+      }
+      const stored = model.tasks.get(id)
+      if (sent.method === 'GET') {
+        return [
+          stored === undefined
+            ? notFound(target.raw, id)
+            : { status: 200, kind: 'task', task: stored },
+        ]
+      }
+      // DELETE takes no body: whatever body or Content-Type it carries does not matter.
+      if (sent.method === 'DELETE') {
+        return [
+          stored === undefined
+            ? notFound(target.raw, id)
+            : { status: 204, kind: 'none', deleted: id },
+        ]
+      }
+      return bodyRead(sent, true, (judul, selesai) =>
+        stored === undefined
+          ? notFound(target.raw, id)
+          : { status: 200, kind: 'task', task: { id, judul, selesai } },
+      )
+    }
+  }
+}
+
+/**
+ * Rule 2 (the body reader, plain text), then the `judul` rule (E3), then `then`. `+json` media
+ * types may be read as JSON too (README), or refused like any other non-JSON type.
+ */
+function bodyRead(
+  sent: Sent,
+  withSelesai: boolean,
+  then: (judul: string, selesai: boolean) => Outcome,
+): Outcome[] {
+  const unsupported: Outcome = { status: 415, kind: 'plain' }
+  const mediaType = mediaTypeOf(sent.contentType)
+  const structuredJson = mediaType !== undefined && /^application\/[^/]+\+json$/.test(mediaType)
+  if (mediaType !== 'application/json' && !structuredJson) return [unsupported]
+  const alternatives = structuredJson ? [unsupported] : []
+  if (bytesOf(sent.payload) > BODY_LIMIT) return [...alternatives, { status: 413, kind: 'plain' }]
+  let body: unknown
+  try {
+    body = JSON.parse(textOf(sent.payload))
+  } catch {
+    return [...alternatives, { status: 400, kind: 'plain' }]
+  }
+  const decoded = isPlainObject(body) ? body : undefined
+  const judul = decoded === undefined ? undefined : own(decoded, 'judul')
+  const selesai = decoded === undefined ? false : withSelesai ? own(decoded, 'selesai') : false
+  if (typeof judul !== 'string' || typeof selesai !== 'boolean') {
+    return [...alternatives, { status: 422, kind: 'plain' }]
+  }
+  const trimmed = judul.trim()
+  const length = codePoints(trimmed)
+  if (length === 0) return [...alternatives, { status: 400, kind: 'e3', messages: [KOSONG] }]
+  if (length > JUDUL_MAX) {
+    return [...alternatives, { status: 400, kind: 'e3', messages: [TERLALU_PANJANG] }]
+  }
+  return [...alternatives, then(trimmed, selesai)]
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checks every answer must pass
+
+const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
+
+function assertNotPolluted(): void {
+  const probe = {} as Record<string, unknown>
+  assert.equal(Object.getPrototypeOf(probe), Object.prototype)
+  for (const key of ['polluted', 'judul', 'selesai', 'title', 'done', 'id', 'x']) {
+    assert.equal(probe[key], undefined, `Object.prototype.${key} was polluted`)
+  }
+  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys)
+}
+
+interface Answer {
+  statusCode: number
+  headers: Record<string, unknown>
+  body: string
+}
+
+function isTask(value: unknown): value is Task {
+  return (
+    isPlainObject(value) &&
+    Number.isSafeInteger(value.id) &&
+    (value.id as number) >= 1 &&
+    typeof value.judul === 'string' &&
+    typeof value.selesai === 'boolean'
+  )
+}
+
+function listed(task: Task): Task {
+  return { id: task.id, judul: task.judul, selesai: task.selesai }
+}
+
+function parseJson(answer: Answer, what: string): unknown {
+  assert.match(String(answer.headers['content-type']), /^application\/json/, `not JSON: ${what}`)
+  try {
+    return JSON.parse(answer.body)
+  } catch {
+    assert.fail(`body does not parse as JSON: ${what}`)
+  }
+}
+
+function assertE3(answer: Answer, what: string): string {
+  const body = parseJson(answer, what)
+  assert.ok(isPlainObject(body), `E3 body is not an object: ${what}`)
+  assert.deepEqual(Object.keys(body), ['error'], `E3 body must have exactly the key error: ${what}`)
+  assert.equal(typeof body.error, 'string', `E3 error is not a string: ${what}`)
+  return body.error as string
+}
+
+function assertPlain(answer: Answer, what: string): void {
+  assert.equal(answer.headers['content-type'], PLAIN, `not plain text: ${what}`)
+  assert.ok(answer.body.length > 0, `empty plain-text body: ${what}`)
+}
+
+function assertEmpty(answer: Answer, what: string): void {
+  assert.equal(answer.body, '', `body is not empty: ${what}`)
+  assert.equal(answer.headers['content-type'], undefined, `content-type on an empty body: ${what}`)
+}
+
+/** Surface B's forms, from the status and path alone (the brief's shape rules). */
+function assertShape(target: Target, answer: Answer, what: string): void {
+  const { statusCode } = answer
+  assert.ok(statusCode < 500, `server error: ${what}`)
+  assert.ok(STATUSES.has(statusCode), `status surface B never gives: ${what}`)
+  switch (statusCode) {
+    case 200:
+    case 201: {
+      const body = parseJson(answer, what)
+      if (target.kind === 'health') {
+        assert.ok(isPlainObject(body) && body.status === 'ok', `health is not ok: ${what}`)
+      } else if (target.kind === 'list' && statusCode === 200) {
+        assert.ok(Array.isArray(body) && body.every(isTask), `not an array of tasks: ${what}`)
+      } else {
+        assert.ok(isTask(body), `not a task: ${what}`)
+      }
+      if (statusCode === 201) {
+        assert.equal(answer.headers.location, `/api/tugas/${(body as Task).id}`, what)
+      }
+      break
+    }
+    case 204:
+      assert.equal(answer.body, '', `204 with a body: ${what}`)
+      break
+    case 400:
+      // The id and judul rules answer E3 JSON; the body reader answers plain text.
+      if (answer.headers['content-type'] === PLAIN) assertPlain(answer, what)
+      else assertE3(answer, what)
+      break
+    case 404:
+      if (target.kind === 'unknown') assertEmpty(answer, what)
+      else assertE3(answer, what)
+      break
+    case 405:
+      assertEmpty(answer, what)
+      assert.ok(typeof answer.headers.allow === 'string' && answer.headers.allow !== '', what)
+      break
+    default:
+      assertPlain(answer, what)
+  }
+}
+
+/** Throws unless `answer` is `outcome`. */
+function assertOutcome(outcome: Outcome, answer: Answer, model: Model, what: string): void {
+  assert.equal(answer.statusCode, outcome.status, what)
+  switch (outcome.kind) {
+    case 'health':
+      assert.equal((parseJson(answer, what) as { status: unknown }).status, 'ok', what)
+      return
+    case 'list': {
+      const tasks = (parseJson(answer, what) as Task[]).map(listed)
+      const stored = [...model.tasks.values()].sort((a, b) => a.id - b.id).map(listed)
+      assert.deepEqual(tasks, stored, `the list is not the stored tasks: ${what}`)
+      return
+    }
+    case 'task':
+      assert.deepEqual(listed(parseJson(answer, what) as Task), outcome.task, what)
+      return
+    case 'none':
+      assert.equal(answer.body, '', what)
+      return
+    case 'e3': {
+      const message = assertE3(answer, what)
+      assert.ok(outcome.messages.includes(message), `message ${JSON.stringify(message)}: ${what}`)
+      return
+    }
+    case 'plain':
+      assertPlain(answer, what)
+      return
+    case 'empty':
+      assertEmpty(answer, what)
+      if (outcome.allow !== undefined) assert.equal(answer.headers.allow, outcome.allow, what)
+  }
+}
+
+function remember(outcome: Outcome, model: Model): void {
+  if (outcome.kind === 'task') {
+    if (outcome.status === 201) model.created++
+    model.tasks.set(outcome.task.id, outcome.task)
+  }
+  if (outcome.kind === 'none') model.tasks.delete(outcome.deleted)
+}
+
+interface Harness {
+  model: Model
+  /** Sends the request, checks the answer against the shape rules and the spec; returns it. */
+  send(sent: Sent): Promise<Answer & { json: unknown }>
+}
+
+function describeRequest(sent: Sent, url: string, answer: Answer): string {
+  const payload =
+    sent.payload === undefined
+      ? 'no body'
+      : `body ${JSON.stringify(textOf(sent.payload).slice(0, 200))} (${bytesOf(sent.payload)} bytes)`
+  return `${sent.method} ${sent.url} (received as ${url}; content-type ${JSON.stringify(
+    sent.contentType,
+  )}; ${payload}) answered ${answer.statusCode} ${JSON.stringify(answer.headers['content-type'])} ${answer.body.slice(0, 200)}`
+}
+
+function harness(app: FastifyInstance): Harness {
+  const model: Model = { tasks: new Map(), created: 0 }
+
+  async function send(sent: Sent) {
+    const response = await app.inject({
+      method: sent.method,
+      url: sent.url,
+      headers: sent.contentType === undefined ? {} : { 'content-type': sent.contentType },
+      ...(sent.payload === undefined ? {} : { payload: sent.payload }),
+    })
+    const answer: Answer = {
+      statusCode: response.statusCode,
+      headers: response.headers,
+      body: response.body,
+    }
+    // The URL as the server received it (the URL parser may normalise dot segments).
+    const url = response.raw.req.url ?? sent.url
+    const what = describeRequest(sent, url, answer)
+    const target = targetOf(url)
+    assertShape(target, answer, what)
+
+    const outcomes = expected(sent, target, model)
+    const failures: unknown[] = []
+    const matched = outcomes.find((outcome) => {
+      try {
+        assertOutcome(outcome, answer, model, what)
+        return true
+      } catch (error) {
+        failures.push(error)
+        return false
+      }
+    })
+    if (matched === undefined) {
+      const statuses = outcomes.map(({ status }) => status).join(' or ')
+      const same = outcomes.findIndex(({ status }) => status === answer.statusCode)
+      if (same >= 0) throw failures[same]
+      assert.fail(`expected ${statuses}: ${what}`)
+    }
+    remember(matched, model)
+    assertNotPolluted()
+    let json: unknown
+    if (String(answer.headers['content-type']).startsWith('application/json')) {
+      json = JSON.parse(answer.body)
+    }
+    return { ...answer, json }
+  }
+
+  return { model, send }
+}
+
+async function withHarness(run: (h: Harness) => Promise<void>): Promise<void> {
+  const app = await testApp()
+  try {
+    await run(harness(app))
+  } finally {
+    await app.close()
+  }
+  assertNotPolluted()
+}
+
+/** Creates `count` tasks, so that ids 1 to `count` exist at first. */
+async function seed(h: Harness, count: number): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const { statusCode } = await h.send({
+      method: 'POST',
+      url: '/api/tugas',
+      contentType: 'application/json',
+      payload: JSON.stringify({ judul: `Tugas ${i}` }),
+    })
+    assert.equal(statusCode, 201)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+
+const method = fc.constantFrom(...METHODS)
+
+/** Ids of tasks that exist (after seeding), and a few that do not. */
+const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
+
+/** Any id a client might put in the path: numbers, numbers in disguise, text, broken escapes. */
+const anyId = fc.oneof(
+  plausibleId,
+  fc.integer({ min: -1000, max: 1000 }).map(String),
+  fc.integer().map(String),
+  fc.constantFrom(
+    '0',
+    '00',
+    '007',
+    '-0',
+    '-1',
+    '+1',
+    '%2B1',
+    '1.5',
+    '1.0',
+    '1e3',
+    '1E3',
+    '0x10',
+    '99999999999999999999',
+    '9007199254740991',
+    '9007199254740992',
+    '%00',
+    '%20',
+    '%201',
+    '1%20',
+    '%zz',
+    '%',
+    '%E9',
+    '%C3%A9',
+    '%2F',
+    '1%2F2',
+    'NaN',
+    'Infinity',
+    '__proto__',
+    'constructor',
+    '..',
+    '.',
+    encodeURIComponent('１'),
+  ),
+  fc.string().map(encodeURIComponent),
+  fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
+  fc.string({ unit: 'binary' }).map(encodeURIComponent),
+)
+
+/** Paths under /api/ that name nothing (and a few random ones that may, by chance). */
+const unknownPath = fc.oneof(
+  fc.constantFrom(
+    '/api/',
+    '/api/nope',
+    '/api/TUGAS',
+    '/api/Health',
+    '/api/health/',
+    '/api/health/1',
+    '/api/tugas/1/',
+    '/api/tugas/1/x',
+    '/api/tugas//1',
+    '/api/tugas%2F1',
+    '/api/tugas/1/komentar',
+    '/api/%zz',
+    '/api/tugas/%E9',
+    '/api/__proto__',
+    '/api/constructor/prototype',
+  ),
+  fc.string().map((text) => `/api/${encodeURIComponent(text)}`),
+  fc
+    .tuple(plausibleId, fc.string({ minLength: 1 }))
+    .map(([id, text]) => `/api/tugas/${id}/${encodeURIComponent(text)}`),
+)
+
+/** Every path of surface B: the registered ones (any id) and unknown ones. */
+const anyPath = fc.oneof(
+  fc.constantFrom('/api/health', '/api/tugas'),
+  anyId.map((id) => `/api/tugas/${id}`),
+  unknownPath,
+)
+
+const contentType = fc.oneof(
+  fc.constantFrom(
+    undefined,
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json;charset=UTF-8',
+    'APPLICATION/JSON',
+    'application/json;',
+    'application/merge-patch+json',
+    'application/vnd.api+json',
+    'application/jsonx',
+    'application/json garbage',
+    'application/json, text/plain',
+    'text/plain',
+    'text/plain; charset=utf-8',
+    'text/json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/octet-stream',
+    '',
+    ' ',
+    ';',
+    '/',
+    'undefined',
+  ),
+  fc.string({ unit: 'grapheme-ascii' }),
+)
+
+const jsonContentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'Application/JSON',
+)
+
+const whitespace = fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000', '\u2028')
+
+/**
+ * Characters of a `judul`, one code point each (ASCII, emoji outside the BMP, combining marks,
+ * CJK), so that counts land on the 140 boundary; a few multi-code-point emoji too.
+ */
+const judulChar = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom('😀', '𝔸', 'é', '\u0301', '\u0308', '中', 'ß', '\u200b'),
+  },
+  { weight: 1, arbitrary: fc.constantFrom('👍🏽', '🇮🇩', '👨‍👩‍👧', 'e\u0301') },
+  { weight: 1, arbitrary: whitespace },
+)
+
+const padding = fc.array(whitespace, { maxLength: 4 }).map((chars) => chars.join(''))
+
+/** A `judul` near every boundary: empty, short, around 140 code points, far beyond. */
+const judulText = fc
+  .tuple(
+    padding,
+    fc
+      .oneof(
+        { weight: 2, arbitrary: fc.integer({ min: 0, max: 10 }) },
+        { weight: 3, arbitrary: fc.integer({ min: 128, max: 144 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0, max: 300 }) },
+      )
+      .chain((count) => fc.array(judulChar, { minLength: count, maxLength: count })),
+    padding,
+  )
+  .map(([before, chars, after]) => before + chars.join('') + after)
+
+const whitespaceOnly = fc.array(whitespace, { maxLength: 20 }).map((chars) => chars.join(''))
+
+/** A value of any JSON type, with the strings and flags a task cares about mixed in. */
+const anyValue: fc.Arbitrary<unknown> = fc.oneof(
+  fc.jsonValue({ maxDepth: 2 }),
+  judulText,
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', ' ', null, true, false, 0, -1, 1.5, 'true', 'false', [], {}),
+  fc.constantFrom({ polluted: 'yes' }, { judul: 'dari prototipe', selesai: true }),
+)
+
+/** Keys that name fields (of this and other surfaces), and keys of the prototype machinery. */
+const trickyKey = fc.oneof(
+  fc.constantFrom(
+    'judul',
+    'selesai',
+    'title',
+    'done',
+    'priority',
+    'due_date',
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'id',
+    'polluted',
+  ),
+  fc.string({ maxLength: 8 }),
+)
+
+/**
+ * JSON text of an object with tricky keys, written by hand so `__proto__` is an ordinary key in
+ * the text and keys may repeat (JSON.parse keeps the last).
+ */
+const trickyObjectText = fc
+  .array(fc.tuple(trickyKey, anyValue), { maxLength: 6 })
+  .map(
+    (entries) =>
+      `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`,
+  )
+
+/** Bodies likely to pass the body reader, so the judul rule and existence get exercised. */
+const taskLikeText = fc
+  .tuple(
+    fc.oneof({ weight: 4, arbitrary: judulText }, anyValue),
+    fc.oneof({ weight: 4, arbitrary: fc.boolean() }, anyValue),
+    fc.boolean(),
+    trickyObjectText,
+  )
+  .map(([judul, selesai, extra, tricky]) => {
+    const fields = `"judul":${JSON.stringify(judul) ?? 'null'},"selesai":${JSON.stringify(selesai) ?? 'null'}`
+    return extra && tricky !== '{}' ? `{${tricky.slice(1, -1)},${fields}}` : `{${fields}}`
+  })
+
+/** Bodies that are JSON text: any JSON value, any object, objects with tricky keys. */
+const jsonBody = fc.oneof(
+  taskLikeText,
+  fc.jsonValue().map((value) => JSON.stringify(value)),
+  fc.object().map((value) => JSON.stringify(value) ?? 'null'),
+  trickyObjectText,
+  // Up to about 2 KB.
+  fc
+    .tuple(judulText, fc.nat({ max: 2048 }))
+    .map(([judul, size]) => JSON.stringify({ judul, selesai: false, pad: 'x'.repeat(size) })),
+)
+
+/** Bodies that are anything at all, usually not JSON. */
+const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: 'binary-ascii', maxLength: 2048 }),
+  fc.json().map((text) => text.slice(0, Math.max(0, text.length - 1))),
+  fc.constantFrom('', ' ', 'null', '{', '[', '"', '{"judul":', 'judul=abc', '\u0000', '\ufeff{}'),
+  fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
+)
+
+const anyBody = fc.option(fc.oneof(jsonBody, rawBody), { nil: undefined, freq: 5 })
+
+// ---------------------------------------------------------------------------------------------
+
+describe('surface B under bad input', () => {
+  test('any method, path, content type and body', () =>
+    withHarness(async (h) => {
+      await seed(h, 3)
+      await fc.assert(
+        fc.asyncProperty(method, anyPath, contentType, anyBody, async (m, url, type, payload) => {
+          await h.send({ method: m, url, contentType: type, payload })
+        }),
+        PARAMETERS,
+      )
+    }))
+
+  test('JSON bodies of any shape on POST /api/tugas and PUT /api/tugas/<id>', () =>
+    withHarness(async (h) => {
+      await seed(h, 3)
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.constant('/api/tugas'),
+            plausibleId.map((id) => `/api/tugas/${id}`),
+          ),
+          jsonContentType,
+          jsonBody,
+          async (url, type, payload) => {
+            const m = url === '/api/tugas' ? 'POST' : 'PUT'
+            await h.send({ method: m, url, contentType: type, payload })
+          },
+        ),
+        PARAMETERS,
+      )
+    }))
+
+  test('any content type with any body on the routes that read bodies', () =>
+    withHarness(async (h) => {
+      await seed(h, 3)
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('/api/tugas', '/api/tugas/1', '/api/tugas/2', '/api/tugas/9'),
+          contentType,
+          anyBody,
+          async (url, type, payload) => {
+            const m = url === '/api/tugas' ? 'POST' : 'PUT'
+            await h.send({ method: m, url, contentType: type, payload })
+          },
+        ),
+        PARAMETERS,
+      )
+    }))
+
+  test('any id, with every method', () =>
+    withHarness(async (h) => {
+      await seed(h, 5)
+      await fc.assert(
+        fc.asyncProperty(
+          method,
+          anyId,
+          fc.option(fc.tuple(jsonContentType, taskLikeText), { nil: undefined }),
+          async (m, id, body) => {
+            await h.send({
+              method: m,
+              url: `/api/tugas/${id}`,
+              contentType: body?.[0],
+              payload: body?.[1],
+            })
+          },
+        ),
+        PARAMETERS,
+      )
+    }))
+
+  test('unknown paths under /api/ are 404 with an empty body, whatever the request', () =>
+    withHarness(async (h) => {
+      await fc.assert(
+        fc.asyncProperty(
+          method,
+          unknownPath,
+          contentType,
+          anyBody,
+          async (m, url, type, payload) => {
+            await h.send({ method: m, url, contentType: type, payload })
+          },
+        ),
+        PARAMETERS,
+      )
+    }))
+
+  test('judul: 1 to 140 code points after trimming is stored trimmed; more, or none, is 400', () =>
+    withHarness(async (h) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof({ weight: 4, arbitrary: judulText }, { weight: 1, arbitrary: whitespaceOnly }),
+          fc.boolean(),
+          async (judul, selesai) => {
+            const trimmed = judul.trim()
+            const length = codePoints(trimmed)
+            const created = await h.send({
+              method: 'POST',
+              url: '/api/tugas',
+              contentType: 'application/json',
+              payload: JSON.stringify({ judul }),
+            })
+            if (length === 0) {
+              assert.equal(created.statusCode, 400)
+              assert.deepEqual(created.json, { error: KOSONG })
+              return
+            }
+            if (length > JUDUL_MAX) {
+              assert.equal(created.statusCode, 400)
+              assert.deepEqual(created.json, { error: TERLALU_PANJANG })
+              return
+            }
+            assert.equal(created.statusCode, 201)
+            const { id } = created.json as Task
+            assert.equal((created.json as Task).judul, trimmed)
+            const read = await h.send({ method: 'GET', url: `/api/tugas/${id}` })
+            assert.equal((read.json as Task).judul, trimmed, 'stored trimmed')
+            // PUT applies the same rule to the replacement.
+            const replaced = await h.send({
+              method: 'PUT',
+              url: `/api/tugas/${id}`,
+              contentType: 'application/json',
+              payload: JSON.stringify({ judul: ` ${judul} `, selesai }),
+            })
+            assert.equal(replaced.statusCode, 200)
+            assert.deepEqual(replaced.json, { id, judul: trimmed, selesai })
+          },
+        ),
+        PARAMETERS,
+      )
+    }))
+})
+
+describe('surface B edge cases', () => {
+  test('a body over 1 MiB is 413 plain text on POST and PUT', () =>
+    withHarness(async (h) => {
+      await seed(h, 1)
+      const payload = JSON.stringify({ judul: 'abc', selesai: true, pad: 'x'.repeat(BODY_LIMIT) })
+      for (const [m, url] of [
+        ['POST', '/api/tugas'],
+        ['PUT', '/api/tugas/1'],
+        ['PUT', '/api/tugas/2'],
+      ] as const) {
+        const { statusCode } = await h.send({
+          method: m,
+          url,
+          contentType: 'application/json',
+          payload,
+        })
+        assert.equal(statusCode, 413, `${m} ${url}`)
+      }
+    }))
+
+  test('a judul inherited through a __proto__ key does not count', () =>
+    withHarness(async (h) => {
+      const { statusCode } = await h.send({
+        method: 'POST',
+        url: '/api/tugas',
+        contentType: 'application/json',
+        payload:
+          '{"__proto__":{"judul":"dari prototipe"},"constructor":{"prototype":{"judul":"x"}}}',
+      })
+      assert.equal(statusCode, 422)
+    }))
+})
