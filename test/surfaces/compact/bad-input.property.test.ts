@@ -9,6 +9,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { testApp } from '../../helpers.js'
+import * as kit from '../../property-kit.js'
 
 /** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
 const PARAMETERS = { numRuns: 150, includeErrorInReport: true }
@@ -22,9 +23,6 @@ const KOSONG = 'judul tidak boleh kosong'
 const TERLALU_PANJANG = 'judul tidak boleh lebih dari 140 karakter'
 const idBukanAngka = (raw: string) => `Id "${raw}" bukan angka yang valid`
 const tidakDitemukan = (raw: string) => `Tugas dengan id ${raw} tidak ditemukan`
-
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
-const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 /** The methods each registered path serves; every other method is its 405. */
 const ALLOW = {
@@ -74,38 +72,6 @@ function idOf(raw: string): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined
 }
 
-/** The media type of a Content-Type header (RFC 9110 syntax), lowercased; undefined if none. */
-function mediaTypeOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined
-  const token = "[\\w!#$%&'*+.^`|~-]+"
-  const match = new RegExp(`^\\s*(${token}/${token})\\s*$`).exec(contentType.split(';', 1)[0] ?? '')
-  return match?.[1]?.toLowerCase()
-}
-
-/** The body as the server reads it: the bytes sent, decoded as UTF-8. */
-function textOf(payload: string | Buffer | undefined): string {
-  if (payload === undefined) return ''
-  return (typeof payload === 'string' ? Buffer.from(payload) : payload).toString('utf8')
-}
-
-function bytesOf(payload: string | Buffer | undefined): number {
-  if (payload === undefined) return 0
-  return typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Own fields only: a body's inherited members (`constructor`, `toString`) are not fields. */
-function own(body: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(body, name) ? body[name] : undefined
-}
-
-function codePoints(text: string): number {
-  return [...text].length
-}
-
 /** One acceptable answer. */
 type Outcome =
   | { status: 200; kind: 'health' }
@@ -115,13 +81,6 @@ type Outcome =
   | { status: 400 | 404; kind: 'e3'; messages: string[] }
   | { status: 400 | 413 | 415 | 422; kind: 'plain' }
   | { status: 404 | 405; kind: 'empty'; allow?: string }
-
-interface Sent {
-  method: Method
-  url: string
-  contentType?: string | undefined
-  payload?: string | Buffer | undefined
-}
 
 interface Model {
   tasks: Map<number, Task>
@@ -133,7 +92,7 @@ interface Model {
  * The answers the spec allows for `sent` given the stored tasks: Part 1 surface B, Part 2 E3
  * and E4, decisions.md 2 and 6, and the README where the spec leaves a choice open.
  */
-function expected(sent: Sent, target: Target, model: Model): Outcome[] {
+function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
   const notFound = (raw: string, id: number): Outcome => ({
     status: 404,
     kind: 'e3',
@@ -192,30 +151,31 @@ function expected(sent: Sent, target: Target, model: Model): Outcome[] {
  * types may be read as JSON too (README), or refused like any other non-JSON type.
  */
 function bodyRead(
-  sent: Sent,
+  sent: kit.Sent,
   withSelesai: boolean,
   then: (judul: string, selesai: boolean) => Outcome,
 ): Outcome[] {
   const unsupported: Outcome = { status: 415, kind: 'plain' }
-  const mediaType = mediaTypeOf(sent.contentType)
+  const mediaType = kit.mediaTypeOf(sent.contentType)
   const structuredJson = mediaType !== undefined && /^application\/[^/]+\+json$/.test(mediaType)
   if (mediaType !== 'application/json' && !structuredJson) return [unsupported]
   const alternatives = structuredJson ? [unsupported] : []
-  if (bytesOf(sent.payload) > BODY_LIMIT) return [...alternatives, { status: 413, kind: 'plain' }]
+  if (kit.bytesOf(sent.payload) > BODY_LIMIT)
+    return [...alternatives, { status: 413, kind: 'plain' }]
   let body: unknown
   try {
-    body = JSON.parse(textOf(sent.payload))
+    body = JSON.parse(kit.textOf(sent.payload))
   } catch {
     return [...alternatives, { status: 400, kind: 'plain' }]
   }
-  const decoded = isPlainObject(body) ? body : undefined
-  const judul = decoded === undefined ? undefined : own(decoded, 'judul')
-  const selesai = decoded === undefined ? false : withSelesai ? own(decoded, 'selesai') : false
+  const decoded = kit.isPlainObject(body) ? body : undefined
+  const judul = decoded === undefined ? undefined : kit.own(decoded, 'judul')
+  const selesai = decoded === undefined ? false : withSelesai ? kit.own(decoded, 'selesai') : false
   if (typeof judul !== 'string' || typeof selesai !== 'boolean') {
     return [...alternatives, { status: 422, kind: 'plain' }]
   }
   const trimmed = judul.trim()
-  const length = codePoints(trimmed)
+  const length = kit.codePoints(trimmed)
   if (length === 0) return [...alternatives, { status: 400, kind: 'e3', messages: [KOSONG] }]
   if (length > JUDUL_MAX) {
     return [...alternatives, { status: 400, kind: 'e3', messages: [TERLALU_PANJANG] }]
@@ -226,26 +186,19 @@ function bodyRead(
 // ---------------------------------------------------------------------------------------------
 // The checks every answer must pass
 
-const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
-
-function assertNotPolluted(): void {
-  const probe = {} as Record<string, unknown>
-  assert.equal(Object.getPrototypeOf(probe), Object.prototype)
-  for (const key of ['polluted', 'judul', 'selesai', 'title', 'done', 'id', 'x']) {
-    assert.equal(probe[key], undefined, `Object.prototype.${key} was polluted`)
-  }
-  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys)
-}
-
-interface Answer {
-  statusCode: number
-  headers: Record<string, unknown>
-  body: string
-}
+const assertNotPolluted = kit.pollutionCheck([
+  'polluted',
+  'judul',
+  'selesai',
+  'title',
+  'done',
+  'id',
+  'x',
+])
 
 function isTask(value: unknown): value is Task {
   return (
-    isPlainObject(value) &&
+    kit.isPlainObject(value) &&
     Number.isSafeInteger(value.id) &&
     (value.id as number) >= 1 &&
     typeof value.judul === 'string' &&
@@ -257,44 +210,33 @@ function listed(task: Task): Task {
   return { id: task.id, judul: task.judul, selesai: task.selesai }
 }
 
-function parseJson(answer: Answer, what: string): unknown {
-  assert.match(String(answer.headers['content-type']), /^application\/json/, `not JSON: ${what}`)
-  try {
-    return JSON.parse(answer.body)
-  } catch {
-    assert.fail(`body does not parse as JSON: ${what}`)
-  }
-}
-
-function assertE3(answer: Answer, what: string): string {
-  const body = parseJson(answer, what)
-  assert.ok(isPlainObject(body), `E3 body is not an object: ${what}`)
-  assert.deepEqual(Object.keys(body), ['error'], `E3 body must have exactly the key error: ${what}`)
+function assertE3(answer: kit.Answer, what: string): string {
+  const body = kit.e3Body(answer, what)
   assert.equal(typeof body.error, 'string', `E3 error is not a string: ${what}`)
   return body.error as string
 }
 
-function assertPlain(answer: Answer, what: string): void {
+function assertPlain(answer: kit.Answer, what: string): void {
   assert.equal(answer.headers['content-type'], PLAIN, `not plain text: ${what}`)
   assert.ok(answer.body.length > 0, `empty plain-text body: ${what}`)
 }
 
-function assertEmpty(answer: Answer, what: string): void {
+function assertEmpty(answer: kit.Answer, what: string): void {
   assert.equal(answer.body, '', `body is not empty: ${what}`)
   assert.equal(answer.headers['content-type'], undefined, `content-type on an empty body: ${what}`)
 }
 
 /** Surface B's forms, from the status and path alone (the brief's shape rules). */
-function assertShape(target: Target, answer: Answer, what: string): void {
+function assertShape(target: Target, answer: kit.Answer, what: string): void {
   const { statusCode } = answer
   assert.ok(statusCode < 500, `server error: ${what}`)
   assert.ok(STATUSES.has(statusCode), `status surface B never gives: ${what}`)
   switch (statusCode) {
     case 200:
     case 201: {
-      const body = parseJson(answer, what)
+      const body = kit.parseJson(answer, what)
       if (target.kind === 'health') {
-        assert.ok(isPlainObject(body) && body.status === 'ok', `health is not ok: ${what}`)
+        assert.ok(kit.isPlainObject(body) && body.status === 'ok', `health is not ok: ${what}`)
       } else if (target.kind === 'list' && statusCode === 200) {
         assert.ok(Array.isArray(body) && body.every(isTask), `not an array of tasks: ${what}`)
       } else {
@@ -327,20 +269,20 @@ function assertShape(target: Target, answer: Answer, what: string): void {
 }
 
 /** Throws unless `answer` is `outcome`. */
-function assertOutcome(outcome: Outcome, answer: Answer, model: Model, what: string): void {
+function assertOutcome(outcome: Outcome, answer: kit.Answer, model: Model, what: string): void {
   assert.equal(answer.statusCode, outcome.status, what)
   switch (outcome.kind) {
     case 'health':
-      assert.equal((parseJson(answer, what) as { status: unknown }).status, 'ok', what)
+      assert.equal((kit.parseJson(answer, what) as { status: unknown }).status, 'ok', what)
       return
     case 'list': {
-      const tasks = (parseJson(answer, what) as Task[]).map(listed)
+      const tasks = (kit.parseJson(answer, what) as Task[]).map(listed)
       const stored = [...model.tasks.values()].sort((a, b) => a.id - b.id).map(listed)
       assert.deepEqual(tasks, stored, `the list is not the stored tasks: ${what}`)
       return
     }
     case 'task':
-      assert.deepEqual(listed(parseJson(answer, what) as Task), outcome.task, what)
+      assert.deepEqual(listed(kit.parseJson(answer, what) as Task), outcome.task, what)
       return
     case 'none':
       assert.equal(answer.body, '', what)
@@ -370,64 +312,25 @@ function remember(outcome: Outcome, model: Model): void {
 interface Harness {
   model: Model
   /** Sends the request, checks the answer against the shape rules and the spec; returns it. */
-  send(sent: Sent): Promise<Answer & { json: unknown }>
-}
-
-function describeRequest(sent: Sent, url: string, answer: Answer): string {
-  const payload =
-    sent.payload === undefined
-      ? 'no body'
-      : `body ${JSON.stringify(textOf(sent.payload).slice(0, 200))} (${bytesOf(sent.payload)} bytes)`
-  return `${sent.method} ${sent.url} (received as ${url}; content-type ${JSON.stringify(
-    sent.contentType,
-  )}; ${payload}) answered ${answer.statusCode} ${JSON.stringify(answer.headers['content-type'])} ${answer.body.slice(0, 200)}`
+  send(sent: kit.Sent): Promise<kit.Answer & { json: unknown }>
 }
 
 function harness(app: FastifyInstance): Harness {
   const model: Model = { tasks: new Map(), created: 0 }
 
-  async function send(sent: Sent) {
-    const response = await app.inject({
-      method: sent.method,
-      url: sent.url,
-      headers: sent.contentType === undefined ? {} : { 'content-type': sent.contentType },
-      ...(sent.payload === undefined ? {} : { payload: sent.payload }),
-    })
-    const answer: Answer = {
-      statusCode: response.statusCode,
-      headers: response.headers,
-      body: response.body,
-    }
-    // The URL as the server received it (the URL parser may normalise dot segments).
-    const url = response.raw.req.url ?? sent.url
-    const what = describeRequest(sent, url, answer)
+  async function send(sent: kit.Sent) {
+    const { answer, url } = await kit.inject(app, sent)
+    const what = kit.describeRequest(sent, url, answer, 200)
     const target = targetOf(url)
     assertShape(target, answer, what)
 
     const outcomes = expected(sent, target, model)
-    const failures: unknown[] = []
-    const matched = outcomes.find((outcome) => {
-      try {
-        assertOutcome(outcome, answer, model, what)
-        return true
-      } catch (error) {
-        failures.push(error)
-        return false
-      }
+    const matched = kit.matchOutcome(outcomes, answer, what, (outcome) => {
+      assertOutcome(outcome, answer, model, what)
     })
-    if (matched === undefined) {
-      const statuses = outcomes.map(({ status }) => status).join(' or ')
-      const same = outcomes.findIndex(({ status }) => status === answer.statusCode)
-      if (same >= 0) throw failures[same]
-      assert.fail(`expected ${statuses}: ${what}`)
-    }
     remember(matched, model)
     assertNotPolluted()
-    let json: unknown
-    if (String(answer.headers['content-type']).startsWith('application/json')) {
-      json = JSON.parse(answer.body)
-    }
-    return { ...answer, json }
+    return kit.withJson(answer)
   }
 
   return { model, send }
@@ -435,31 +338,16 @@ function harness(app: FastifyInstance): Harness {
 
 async function withHarness(run: (h: Harness) => Promise<void>): Promise<void> {
   const app = await testApp()
-  try {
-    await run(harness(app))
-  } finally {
-    await app.close()
-  }
-  assertNotPolluted()
+  await kit.withApp(app, () => run(harness(app)), assertNotPolluted)
 }
 
 /** Creates `count` tasks, so that ids 1 to `count` exist at first. */
-async function seed(h: Harness, count: number): Promise<void> {
-  for (let i = 1; i <= count; i++) {
-    const { statusCode } = await h.send({
-      method: 'POST',
-      url: '/api/tugas',
-      contentType: 'application/json',
-      payload: JSON.stringify({ judul: `Tugas ${i}` }),
-    })
-    assert.equal(statusCode, 201)
-  }
+function seed(h: Harness, count: number): Promise<void> {
+  return kit.seed(h.send, count, '/api/tugas', (i) => ({ judul: `Tugas ${i}` }))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
-
-const method = fc.constantFrom(...METHODS)
 
 /** Ids of tasks that exist (after seeding), and a few that do not. */
 const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
@@ -467,8 +355,7 @@ const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
 /** Any id a client might put in the path: numbers, numbers in disguise, text, broken escapes. */
 const anyId = fc.oneof(
   plausibleId,
-  fc.integer({ min: -1000, max: 1000 }).map(String),
-  fc.integer().map(String),
+  ...kit.numericIds,
   fc.constantFrom(
     '0',
     '00',
@@ -495,17 +382,10 @@ const anyId = fc.oneof(
     '%C3%A9',
     '%2F',
     '1%2F2',
-    'NaN',
-    'Infinity',
-    '__proto__',
-    'constructor',
-    '..',
-    '.',
+    ...kit.ODD_IDS,
     encodeURIComponent('１'),
   ),
-  fc.string().map(encodeURIComponent),
-  fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
-  fc.string({ unit: 'binary' }).map(encodeURIComponent),
+  ...kit.encodedIds,
 )
 
 /** Paths under /api/ that name nothing (and a few random ones that may, by chance). */
@@ -528,9 +408,7 @@ const unknownPath = fc.oneof(
     '/api/constructor/prototype',
   ),
   fc.string().map((text) => `/api/${encodeURIComponent(text)}`),
-  fc
-    .tuple(plausibleId, fc.string({ minLength: 1 }))
-    .map(([id, text]) => `/api/tugas/${id}/${encodeURIComponent(text)}`),
+  kit.belowItem('/api/tugas', plausibleId),
 )
 
 /** Every path of surface B: the registered ones (any id) and unknown ones. */
@@ -540,38 +418,12 @@ const anyPath = fc.oneof(
   unknownPath,
 )
 
-const contentType = fc.oneof(
-  fc.constantFrom(
-    undefined,
-    'application/json',
-    'application/json; charset=utf-8',
-    'application/json;charset=UTF-8',
-    'APPLICATION/JSON',
-    'application/json;',
-    'application/merge-patch+json',
-    'application/vnd.api+json',
-    'application/jsonx',
-    'application/json garbage',
-    'application/json, text/plain',
-    'text/plain',
-    'text/plain; charset=utf-8',
-    'text/json',
-    'application/x-www-form-urlencoded',
-    'multipart/form-data; boundary=x',
-    'application/octet-stream',
-    '',
-    ' ',
-    ';',
-    '/',
-    'undefined',
-  ),
-  fc.string({ unit: 'grapheme-ascii' }),
-)
-
-const jsonContentType = fc.constantFrom(
-  'application/json',
-  'application/json; charset=utf-8',
-  'Application/JSON',
+const contentType = kit.contentTypeFrom(
+  ...kit.JSONISH_TYPES,
+  'application/vnd.api+json',
+  ...kit.NEAR_JSON_TYPES,
+  'text/plain; charset=utf-8',
+  ...kit.OTHER_TYPES,
 )
 
 const whitespace = fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u2003', '\u3000', '\u2028')
@@ -619,35 +471,23 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 /** Keys that name fields (of this and other surfaces), and keys of the prototype machinery. */
-const trickyKey = fc.oneof(
-  fc.constantFrom(
-    'judul',
-    'selesai',
-    'title',
-    'done',
-    'priority',
-    'due_date',
-    '__proto__',
-    'constructor',
-    'prototype',
-    'toString',
-    'hasOwnProperty',
-    'id',
-    'polluted',
-  ),
-  fc.string({ maxLength: 8 }),
+const trickyKey = kit.trickyKeyFrom(
+  'judul',
+  'selesai',
+  'title',
+  'done',
+  'priority',
+  'due_date',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'id',
+  'polluted',
 )
 
-/**
- * JSON text of an object with tricky keys, written by hand so `__proto__` is an ordinary key in
- * the text and keys may repeat (JSON.parse keeps the last).
- */
-const trickyObjectText = fc
-  .array(fc.tuple(trickyKey, anyValue), { maxLength: 6 })
-  .map(
-    (entries) =>
-      `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`,
-  )
+const trickyObjectText = kit.trickyObjectTextOf(trickyKey, anyValue)
 
 /** Bodies likely to pass the body reader, so the judul rule and existence get exercised. */
 const taskLikeText = fc
@@ -665,8 +505,8 @@ const taskLikeText = fc
 /** Bodies that are JSON text: any JSON value, any object, objects with tricky keys. */
 const jsonBody = fc.oneof(
   taskLikeText,
-  fc.jsonValue().map((value) => JSON.stringify(value)),
-  fc.object().map((value) => JSON.stringify(value) ?? 'null'),
+  kit.jsonValueText,
+  kit.objectText,
   trickyObjectText,
   // Up to about 2 KB.
   fc
@@ -675,17 +515,9 @@ const jsonBody = fc.oneof(
 )
 
 /** Bodies that are anything at all, usually not JSON. */
-const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'grapheme' }),
-  fc.string({ unit: 'binary' }),
-  fc.string({ unit: 'binary-ascii', maxLength: 2048 }),
-  fc.json().map((text) => text.slice(0, Math.max(0, text.length - 1))),
-  fc.constantFrom('', ' ', 'null', '{', '[', '"', '{"judul":', 'judul=abc', '\u0000', '\ufeff{}'),
-  fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
-)
+const rawBody = kit.rawBodyOf('judul', { textMax: 2048, bytesMax: 2048 })
 
-const anyBody = fc.option(fc.oneof(jsonBody, rawBody), { nil: undefined, freq: 5 })
+const anyBody = kit.anyBodyOf(jsonBody, rawBody)
 
 // ---------------------------------------------------------------------------------------------
 
@@ -694,9 +526,15 @@ describe('surface B under bad input', () => {
     withHarness(async (h) => {
       await seed(h, 3)
       await fc.assert(
-        fc.asyncProperty(method, anyPath, contentType, anyBody, async (m, url, type, payload) => {
-          await h.send({ method: m, url, contentType: type, payload })
-        }),
+        fc.asyncProperty(
+          kit.method,
+          anyPath,
+          contentType,
+          anyBody,
+          async (m, url, type, payload) => {
+            await h.send({ method: m, url, contentType: type, payload })
+          },
+        ),
         PARAMETERS,
       )
     }))
@@ -710,7 +548,7 @@ describe('surface B under bad input', () => {
             fc.constant('/api/tugas'),
             plausibleId.map((id) => `/api/tugas/${id}`),
           ),
-          jsonContentType,
+          kit.jsonContentType,
           jsonBody,
           async (url, type, payload) => {
             const m = url === '/api/tugas' ? 'POST' : 'PUT'
@@ -743,9 +581,9 @@ describe('surface B under bad input', () => {
       await seed(h, 5)
       await fc.assert(
         fc.asyncProperty(
-          method,
+          kit.method,
           anyId,
-          fc.option(fc.tuple(jsonContentType, taskLikeText), { nil: undefined }),
+          fc.option(fc.tuple(kit.jsonContentType, taskLikeText), { nil: undefined }),
           async (m, id, body) => {
             await h.send({
               method: m,
@@ -763,7 +601,7 @@ describe('surface B under bad input', () => {
     withHarness(async (h) => {
       await fc.assert(
         fc.asyncProperty(
-          method,
+          kit.method,
           unknownPath,
           contentType,
           anyBody,
@@ -783,7 +621,7 @@ describe('surface B under bad input', () => {
           fc.boolean(),
           async (judul, selesai) => {
             const trimmed = judul.trim()
-            const length = codePoints(trimmed)
+            const length = kit.codePoints(trimmed)
             const created = await h.send({
               method: 'POST',
               url: '/api/tugas',

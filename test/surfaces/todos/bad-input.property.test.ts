@@ -9,6 +9,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { testApp } from '../../helpers.js'
+import * as kit from '../../property-kit.js'
 
 /** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
 const PARAMETERS = { numRuns: 150, includeErrorInReport: true }
@@ -35,9 +36,6 @@ const E2_CODES = new Set([
   'VALIDATION_ERROR',
 ])
 const PRIORITY_FIELDS = new Set(['due_date', 'priority', 'title'])
-
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
-const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
 
 const ALLOW = { list: 'GET, HEAD, POST', item: 'DELETE, GET, HEAD, PUT' } as const
 
@@ -76,34 +74,6 @@ function idOf(raw: string): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined
 }
 
-/** The media type of a Content-Type header (RFC 9110 syntax), lowercased; undefined if none. */
-function mediaTypeOf(contentType: string | undefined): string | undefined {
-  if (contentType === undefined) return undefined
-  const token = "[\\w!#$%&'*+.^`|~-]+"
-  const match = new RegExp(`^\\s*(${token}/${token})\\s*$`).exec(contentType.split(';', 1)[0] ?? '')
-  return match?.[1]?.toLowerCase()
-}
-
-/** The body as the server reads it: the bytes sent, decoded as UTF-8. */
-function textOf(payload: string | Buffer | undefined): string {
-  if (payload === undefined) return ''
-  return (typeof payload === 'string' ? Buffer.from(payload) : payload).toString('utf8')
-}
-
-function bytesOf(payload: string | Buffer | undefined): number {
-  if (payload === undefined) return 0
-  return typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-/** Own fields only: a body's inherited members (`constructor`, `toString`) are not fields. */
-function own(body: Record<string, unknown>, name: string): unknown {
-  return Object.hasOwn(body, name) ? body[name] : undefined
-}
-
 function daysInMonth(year: number, month: number): number {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
   return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0
@@ -122,17 +92,17 @@ function isCalendarDate(value: string): boolean {
  * fields. `due_date: null` may count as left out (README) or as a violation: both are returned.
  */
 function priorityViolations(body: unknown): string[][] {
-  const fields = isPlainObject(body) ? body : {}
+  const fields = kit.isPlainObject(body) ? body : {}
   const violated: string[] = []
-  const title = own(fields, 'title')
+  const title = kit.own(fields, 'title')
   if (typeof title !== 'string' || Buffer.byteLength(title.trim(), 'utf8') < 3) {
     violated.push('title')
   }
-  const priority = own(fields, 'priority')
+  const priority = kit.own(fields, 'priority')
   if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 1 || priority > 5) {
     violated.push('priority')
   }
-  const dueDate = own(fields, 'due_date')
+  const dueDate = kit.own(fields, 'due_date')
   if (dueDate === null) return [violated.sort(), [...violated, 'due_date'].sort()]
   if (dueDate !== undefined && (typeof dueDate !== 'string' || !isCalendarDate(dueDate))) {
     violated.push('due_date')
@@ -152,13 +122,6 @@ type Outcome =
   | { status: 405; kind: 'not-allowed'; allow: string }
   | { status: 404; kind: 'e1' }
 
-interface Sent {
-  method: Method
-  url: string
-  contentType?: string | undefined
-  payload?: string | Buffer | undefined
-}
-
 interface Model {
   variant: Variant
   todos: Map<number, StoredTodo>
@@ -170,7 +133,7 @@ interface Model {
  * The answers the spec allows for `sent` given the stored todos: Part 1 surface C, Part 2 E2 and
  * E3, decisions.md 2, 3 and 6, and the README where the spec leaves a choice open.
  */
-function expected(sent: Sent, target: Target, model: Model): Outcome[] {
+function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
   const notFound: Outcome = { status: 404, kind: 'e3', messages: [TIDAK_DITEMUKAN] }
   switch (target.kind) {
     case 'elsewhere':
@@ -216,20 +179,20 @@ function expected(sent: Sent, target: Target, model: Model): Outcome[] {
  * an object, `done: null`), either text is accepted.
  */
 function basicBody(
-  sent: Sent,
+  sent: kit.Sent,
   then: (fields: { title: string; done: boolean }) => Outcome,
 ): Outcome[] {
-  if (bytesOf(sent.payload) > BODY_LIMIT) return [{ status: 413, kind: 'e3' }]
+  if (kit.bytesOf(sent.payload) > BODY_LIMIT) return [{ status: 413, kind: 'e3' }]
   let body: unknown
   try {
-    body = JSON.parse(textOf(sent.payload))
+    body = JSON.parse(kit.textOf(sent.payload))
   } catch {
     return [{ status: 400, kind: 'e3', messages: [BUKAN_JSON] }]
   }
   const either: Outcome = { status: 400, kind: 'e3', messages: [BUKAN_JSON, WAJIB] }
-  if (!isPlainObject(body)) return [either]
-  const title = own(body, 'title')
-  const done = own(body, 'done')
+  if (!kit.isPlainObject(body)) return [either]
+  const title = kit.own(body, 'title')
+  const done = kit.own(body, 'done')
   const titleBlank =
     title === undefined || title === null || (typeof title === 'string' && title.trim() === '')
   const titleText = typeof title === 'string' && !titleBlank
@@ -250,17 +213,17 @@ function basicBody(
 }
 
 /** The priority variant's POST /todos: the five ordered steps of Part 1, all in E2. */
-function priorityCreate(sent: Sent, model: Model): Outcome[] {
+function priorityCreate(sent: kit.Sent, model: Model): Outcome[] {
   const unsupported: Outcome = { status: 415, kind: 'e2', code: 'UNSUPPORTED_MEDIA_TYPE' }
   if (!/^application\/json/i.test(sent.contentType ?? '')) return [unsupported]
   // A header that starts right but cannot be parsed (`application/json garbage`) may be refused.
-  const alternatives = mediaTypeOf(sent.contentType) === undefined ? [unsupported] : []
-  if (bytesOf(sent.payload) > PRIORITY_BODY_LIMIT) {
+  const alternatives = kit.mediaTypeOf(sent.contentType) === undefined ? [unsupported] : []
+  if (kit.bytesOf(sent.payload) > PRIORITY_BODY_LIMIT) {
     return [...alternatives, { status: 413, kind: 'e2', code: 'BODY_TOO_LARGE' }]
   }
   let body: unknown
   try {
-    body = JSON.parse(textOf(sent.payload))
+    body = JSON.parse(kit.textOf(sent.payload))
   } catch {
     return [...alternatives, { status: 400, kind: 'e2', code: 'INVALID_JSON' }]
   }
@@ -281,22 +244,16 @@ function priorityCreate(sent: Sent, model: Model): Outcome[] {
 // ---------------------------------------------------------------------------------------------
 // The checks every answer must pass
 
-const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
-
-function assertNotPolluted(): void {
-  const probe = {} as Record<string, unknown>
-  assert.equal(Object.getPrototypeOf(probe), Object.prototype)
-  for (const key of ['polluted', 'title', 'done', 'priority', 'due_date', 'judul', 'id', 'x']) {
-    assert.equal(probe[key], undefined, `Object.prototype.${key} was polluted`)
-  }
-  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys)
-}
-
-interface Answer {
-  statusCode: number
-  headers: Record<string, unknown>
-  body: string
-}
+const assertNotPolluted = kit.pollutionCheck([
+  'polluted',
+  'title',
+  'done',
+  'priority',
+  'due_date',
+  'judul',
+  'id',
+  'x',
+])
 
 function isTimestamp(value: unknown): boolean {
   return typeof value === 'string' && RFC3339_UTC.test(value) && !Number.isNaN(Date.parse(value))
@@ -304,7 +261,7 @@ function isTimestamp(value: unknown): boolean {
 
 function isTodo(value: unknown): value is Required<StoredTodo> {
   return (
-    isPlainObject(value) &&
+    kit.isPlainObject(value) &&
     Number.isSafeInteger(value.id) &&
     typeof value.title === 'string' &&
     typeof value.done === 'boolean' &&
@@ -312,34 +269,23 @@ function isTodo(value: unknown): value is Required<StoredTodo> {
   )
 }
 
-function parseJson(answer: Answer, what: string): unknown {
-  assert.match(String(answer.headers['content-type']), /^application\/json/, `not JSON: ${what}`)
-  try {
-    return JSON.parse(answer.body)
-  } catch {
-    assert.fail(`body does not parse as JSON: ${what}`)
-  }
-}
-
 /** E3: exactly `{ error: <string> }`; returns the message. */
-function assertE3(answer: Answer, what: string): string {
-  const body = parseJson(answer, what)
-  assert.ok(isPlainObject(body), `E3 body is not an object: ${what}`)
-  assert.deepEqual(Object.keys(body), ['error'], `E3 body must have exactly the key error: ${what}`)
+function assertE3(answer: kit.Answer, what: string): string {
+  const body = kit.e3Body(answer, what)
   assert.ok(typeof body.error === 'string' && body.error !== '', `E3 error is not text: ${what}`)
   return body.error
 }
 
 /** E2 with the map named `fields`: `{ error: { code, message, fields? } }`. */
 function assertE2(
-  answer: Answer,
+  answer: kit.Answer,
   what: string,
 ): { code: string; fields?: Record<string, unknown> } {
-  const body = parseJson(answer, what)
-  assert.ok(isPlainObject(body), `E2 body is not an object: ${what}`)
+  const body = kit.parseJson(answer, what)
+  assert.ok(kit.isPlainObject(body), `E2 body is not an object: ${what}`)
   assert.deepEqual(Object.keys(body), ['error'], `E2 body must have exactly the key error: ${what}`)
   const { error } = body
-  assert.ok(isPlainObject(error), `E2 error is not an object: ${what}`)
+  assert.ok(kit.isPlainObject(error), `E2 error is not an object: ${what}`)
   const { code, message, fields, ...rest } = error
   assert.deepEqual(rest, {}, `E2 error with extra members: ${what}`)
   assert.ok(typeof code === 'string' && E2_CODES.has(code), `unknown E2 code: ${what}`)
@@ -349,7 +295,7 @@ function assertE2(
     assert.ok(!Object.hasOwn(error, 'fields'), `fields on ${code}: ${what}`)
     return { code }
   }
-  assert.ok(isPlainObject(fields), `VALIDATION_ERROR without fields: ${what}`)
+  assert.ok(kit.isPlainObject(fields), `VALIDATION_ERROR without fields: ${what}`)
   const keys = Object.keys(fields)
   assert.ok(keys.length > 0, `empty fields: ${what}`)
   assert.deepEqual(keys, [...keys].sort(), `fields keys not in alphabetical order: ${what}`)
@@ -364,12 +310,18 @@ function assertE2(
   return { code, fields }
 }
 
-function isPriorityPost(model: Model, sent: Sent, target: Target): boolean {
+function isPriorityPost(model: Model, sent: kit.Sent, target: Target): boolean {
   return model.variant === 'priority' && sent.method === 'POST' && target.kind === 'list'
 }
 
 /** Surface C's forms, from the status and path alone (the brief's shape rules). */
-function assertShape(model: Model, sent: Sent, target: Target, answer: Answer, what: string) {
+function assertShape(
+  model: Model,
+  sent: kit.Sent,
+  target: Target,
+  answer: kit.Answer,
+  what: string,
+) {
   const { statusCode } = answer
   assert.ok(statusCode < 500, `server error: ${what}`)
   assert.ok(STATUSES.has(statusCode), `status surface C never gives: ${what}`)
@@ -377,9 +329,9 @@ function assertShape(model: Model, sent: Sent, target: Target, answer: Answer, w
   switch (statusCode) {
     case 200:
     case 201: {
-      const body = parseJson(answer, what)
+      const body = kit.parseJson(answer, what)
       if (isPriorityPost(model, sent, target)) {
-        assert.ok(isPlainObject(body), what)
+        assert.ok(kit.isPlainObject(body), what)
         assert.deepEqual(Object.keys(body).sort(), ['id', 'priority', 'title'], what)
         assert.ok(Number.isSafeInteger(body.id) && typeof body.title === 'string', what)
         assert.ok(Number.isInteger(body.priority), what)
@@ -424,11 +376,11 @@ function assertTodo(actual: unknown, todo: StoredTodo, what: string): void {
 }
 
 /** Throws unless `answer` is `outcome`. */
-function assertOutcome(outcome: Outcome, answer: Answer, model: Model, what: string): void {
+function assertOutcome(outcome: Outcome, answer: kit.Answer, model: Model, what: string): void {
   assert.equal(answer.statusCode, outcome.status, what)
   switch (outcome.kind) {
     case 'list': {
-      const todos = parseJson(answer, what) as unknown[]
+      const todos = kit.parseJson(answer, what) as unknown[]
       const stored = [...model.todos.values()].sort((a, b) => a.id - b.id)
       assert.equal(todos.length, stored.length, `the list is not the stored todos: ${what}`)
       stored.forEach((todo, i) => {
@@ -437,10 +389,10 @@ function assertOutcome(outcome: Outcome, answer: Answer, model: Model, what: str
       return
     }
     case 'todo':
-      assertTodo(parseJson(answer, what), outcome.todo, what)
+      assertTodo(kit.parseJson(answer, what), outcome.todo, what)
       return
     case 'created':
-      assert.deepEqual(parseJson(answer, what), outcome.created, what)
+      assert.deepEqual(kit.parseJson(answer, what), outcome.created, what)
       return
     case 'none':
       assert.equal(answer.body, '', what)
@@ -466,13 +418,13 @@ function assertOutcome(outcome: Outcome, answer: Answer, model: Model, what: str
       assert.equal(answer.headers.allow, outcome.allow, what)
       return
     case 'e1': {
-      const body = parseJson(answer, what) as { error?: { kode?: unknown } }
+      const body = kit.parseJson(answer, what) as { error?: { kode?: unknown } }
       assert.equal(body.error?.kode, 'TIDAK_ADA', `not the service's 404: ${what}`)
     }
   }
 }
 
-function remember(outcome: Outcome, answer: Answer, model: Model): void {
+function remember(outcome: Outcome, answer: kit.Answer, model: Model): void {
   if (outcome.kind === 'todo') {
     if (outcome.status === 201) model.created++
     const { id, title, done, created_at } = JSON.parse(answer.body) as Required<StoredTodo>
@@ -496,57 +448,23 @@ function remember(outcome: Outcome, answer: Answer, model: Model): void {
 interface Harness {
   model: Model
   /** Sends the request, checks the answer against the shape rules and the spec; returns it. */
-  send(sent: Sent): Promise<Answer & { json: unknown }>
-}
-
-function describeRequest(sent: Sent, url: string, answer: Answer): string {
-  const payload =
-    sent.payload === undefined
-      ? 'no body'
-      : `body ${JSON.stringify(textOf(sent.payload).slice(0, 200))} (${bytesOf(sent.payload)} bytes)`
-  return `${sent.method} ${sent.url} (received as ${url}; content-type ${JSON.stringify(
-    sent.contentType,
-  )}; ${payload}) answered ${answer.statusCode} ${JSON.stringify(answer.headers['content-type'])} ${answer.body.slice(0, 300)}`
+  send(sent: kit.Sent): Promise<kit.Answer & { json: unknown }>
 }
 
 function harness(app: FastifyInstance, variant: Variant): Harness {
   const model: Model = { variant, todos: new Map(), created: 0 }
   const started = Date.now()
 
-  async function send(sent: Sent) {
-    const response = await app.inject({
-      method: sent.method,
-      url: sent.url,
-      headers: sent.contentType === undefined ? {} : { 'content-type': sent.contentType },
-      ...(sent.payload === undefined ? {} : { payload: sent.payload }),
-    })
-    const answer: Answer = {
-      statusCode: response.statusCode,
-      headers: response.headers,
-      body: response.body,
-    }
-    // The URL as the server received it (the URL parser may normalise dot segments).
-    const url = response.raw.req.url ?? sent.url
-    const what = `[${variant}] ${describeRequest(sent, url, answer)}`
+  async function send(sent: kit.Sent) {
+    const { answer, url } = await kit.inject(app, sent)
+    const what = `[${variant}] ${kit.describeRequest(sent, url, answer, 300)}`
     const target = targetOf(url)
     assertShape(model, sent, target, answer, what)
 
     const outcomes = expected(sent, target, model)
-    const failures: unknown[] = []
-    const matched = outcomes.find((outcome) => {
-      try {
-        assertOutcome(outcome, answer, model, what)
-        return true
-      } catch (error) {
-        failures.push(error)
-        return false
-      }
+    const matched = kit.matchOutcome(outcomes, answer, what, (outcome) => {
+      assertOutcome(outcome, answer, model, what)
     })
-    if (matched === undefined) {
-      const same = outcomes.findIndex(({ status }) => status === answer.statusCode)
-      if (same >= 0) throw failures[same]
-      assert.fail(`expected ${outcomes.map(({ status }) => status).join(' or ')}: ${what}`)
-    }
     if (matched.kind === 'todo' && matched.status === 201) {
       const stamp = Date.parse((JSON.parse(answer.body) as StoredTodo).created_at ?? '')
       assert.ok(
@@ -556,11 +474,7 @@ function harness(app: FastifyInstance, variant: Variant): Harness {
     }
     remember(matched, answer, model)
     assertNotPolluted()
-    let json: unknown
-    if (String(answer.headers['content-type']).startsWith('application/json')) {
-      json = JSON.parse(answer.body)
-    }
-    return { ...answer, json }
+    return kit.withJson(answer)
   }
 
   return { model, send }
@@ -568,31 +482,16 @@ function harness(app: FastifyInstance, variant: Variant): Harness {
 
 async function withHarness(variant: Variant, run: (h: Harness) => Promise<void>): Promise<void> {
   const app = await testApp({ config: { todosVariant: variant } })
-  try {
-    await run(harness(app, variant))
-  } finally {
-    await app.close()
-  }
-  assertNotPolluted()
+  await kit.withApp(app, () => run(harness(app, variant)), assertNotPolluted)
 }
 
 /** Creates `count` todos, so that ids 1 to `count` exist at first. */
-async function seed(h: Harness, count: number): Promise<void> {
-  for (let i = 1; i <= count; i++) {
-    const { statusCode } = await h.send({
-      method: 'POST',
-      url: '/todos',
-      contentType: 'application/json',
-      payload: JSON.stringify({ title: `Todo ${i}`, priority: 3 }),
-    })
-    assert.equal(statusCode, 201)
-  }
+function seed(h: Harness, count: number): Promise<void> {
+  return kit.seed(h.send, count, '/todos', (i) => ({ title: `Todo ${i}`, priority: 3 }))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
-
-const method = fc.constantFrom(...METHODS)
 
 /** Ids of todos that exist (after seeding), and a few that do not. */
 const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
@@ -600,8 +499,7 @@ const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
 /** Any id a client might put in the path: numbers, numbers in disguise, text, escapes. */
 const anyId = fc.oneof(
   plausibleId,
-  fc.integer({ min: -1000, max: 1000 }).map(String),
-  fc.integer().map(String),
+  ...kit.numericIds,
   fc.constantFrom(
     '0',
     '00',
@@ -626,17 +524,10 @@ const anyId = fc.oneof(
     '1%20',
     '%2F',
     '1%2F2',
-    'NaN',
-    'Infinity',
-    '__proto__',
-    'constructor',
-    '..',
-    '.',
+    ...kit.ODD_IDS,
     encodeURIComponent('１'),
   ),
-  fc.string().map(encodeURIComponent),
-  fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
-  fc.string({ unit: 'binary' }).map(encodeURIComponent),
+  ...kit.encodedIds,
 )
 
 /** Paths below /todos that are not surface C's: the service's generic 404. */
@@ -651,41 +542,13 @@ const otherPath = fc.oneof(
     '/todos/%E9',
     '/todos/1/__proto__',
   ),
-  fc
-    .tuple(plausibleId, fc.string({ minLength: 1 }))
-    .map(([id, text]) => `/todos/${id}/${encodeURIComponent(text)}`),
+  kit.belowItem('/todos', plausibleId),
 )
 
-const contentType = fc.oneof(
-  fc.constantFrom(
-    undefined,
-    'application/json',
-    'application/json; charset=utf-8',
-    'application/json;charset=UTF-8',
-    'APPLICATION/JSON',
-    'application/json;',
-    'application/merge-patch+json',
-    'application/jsonx',
-    'application/json garbage',
-    'application/json, text/plain',
-    'text/plain',
-    'text/json',
-    'application/x-www-form-urlencoded',
-    'multipart/form-data; boundary=x',
-    'application/octet-stream',
-    '',
-    ' ',
-    ';',
-    '/',
-    'undefined',
-  ),
-  fc.string({ unit: 'grapheme-ascii' }),
-)
-
-const jsonContentType = fc.constantFrom(
-  'application/json',
-  'application/json; charset=utf-8',
-  'Application/JSON',
+const contentType = kit.contentTypeFrom(
+  ...kit.JSONISH_TYPES,
+  ...kit.NEAR_JSON_TYPES,
+  ...kit.OTHER_TYPES,
 )
 
 /** Titles around the 3-byte minimum, blank ones, and ones that are not text. */
@@ -780,35 +643,23 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 /** Keys that name fields (of this and other surfaces), and keys of the prototype machinery. */
-const trickyKey = fc.oneof(
-  fc.constantFrom(
-    'title',
-    'done',
-    'priority',
-    'due_date',
-    'created_at',
-    'id',
-    'judul',
-    '__proto__',
-    'constructor',
-    'prototype',
-    'toString',
-    'hasOwnProperty',
-    'polluted',
-  ),
-  fc.string({ maxLength: 8 }),
+const trickyKey = kit.trickyKeyFrom(
+  'title',
+  'done',
+  'priority',
+  'due_date',
+  'created_at',
+  'id',
+  'judul',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'polluted',
 )
 
-const entryText = ([key, value]: [string, unknown]) =>
-  `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`
-
-/**
- * JSON text of an object with tricky keys, written by hand so `__proto__` is an ordinary key in
- * the text and keys may repeat (JSON.parse keeps the last).
- */
-const trickyObjectText = fc
-  .array(fc.tuple(trickyKey, anyValue), { maxLength: 6 })
-  .map((entries) => `{${entries.map(entryText).join(',')}}`)
+const trickyObjectText = kit.trickyObjectTextOf(trickyKey, anyValue)
 
 /**
  * Objects with each of `title`, `done`, `priority`, `due_date` present or not, of a likely or
@@ -835,30 +686,22 @@ const todoLikeText = fc
       .boolean()
       .map(
         (after) =>
-          `{${(after ? [...entries, ...tricky] : [...tricky, ...entries]).map(entryText).join(',')}}`,
+          `{${(after ? [...entries, ...tricky] : [...tricky, ...entries]).map(kit.entryText).join(',')}}`,
       )
   })
 
 /** Bodies that are JSON text: any JSON value, any object, objects with tricky keys. */
 const jsonBody = fc.oneof(
   { weight: 3, arbitrary: todoLikeText },
-  fc.jsonValue().map((value) => JSON.stringify(value)),
-  fc.object().map((value) => JSON.stringify(value) ?? 'null'),
+  kit.jsonValueText,
+  kit.objectText,
   trickyObjectText,
 )
 
 /** Bodies that are anything at all, usually not JSON. */
-const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'grapheme' }),
-  fc.string({ unit: 'binary' }),
-  fc.string({ unit: 'binary-ascii', maxLength: 2048 }),
-  fc.json().map((text) => text.slice(0, Math.max(0, text.length - 1))),
-  fc.constantFrom('', ' ', 'null', '{', '[', '"', '{"title":', 'title=abc', '\u0000', '\ufeff{}'),
-  fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
-)
+const rawBody = kit.rawBodyOf('title', { textMax: 2048, bytesMax: 2048 })
 
-const anyBody = fc.option(fc.oneof(jsonBody, rawBody), { nil: undefined, freq: 5 })
+const anyBody = kit.anyBodyOf(jsonBody, rawBody)
 
 /** Every path of surface C: the list, items with any id, and paths below that are not C's. */
 const anyPath = fc.oneof(
@@ -875,9 +718,15 @@ for (const variant of VARIANTS) {
       withHarness(variant, async (h) => {
         await seed(h, 3)
         await fc.assert(
-          fc.asyncProperty(method, anyPath, contentType, anyBody, async (m, url, type, payload) => {
-            await h.send({ method: m, url, contentType: type, payload })
-          }),
+          fc.asyncProperty(
+            kit.method,
+            anyPath,
+            contentType,
+            anyBody,
+            async (m, url, type, payload) => {
+              await h.send({ method: m, url, contentType: type, payload })
+            },
+          ),
           PARAMETERS,
         )
       }))
@@ -891,7 +740,7 @@ for (const variant of VARIANTS) {
               fc.constant('/todos'),
               plausibleId.map((id) => `/todos/${id}`),
             ),
-            jsonContentType,
+            kit.jsonContentType,
             jsonBody,
             async (url, type, payload) => {
               const m = url === '/todos' ? 'POST' : 'PUT'
@@ -924,9 +773,9 @@ for (const variant of VARIANTS) {
         await seed(h, 5)
         await fc.assert(
           fc.asyncProperty(
-            method,
+            kit.method,
             anyId,
-            fc.option(fc.tuple(jsonContentType, todoLikeText), { nil: undefined }),
+            fc.option(fc.tuple(kit.jsonContentType, todoLikeText), { nil: undefined }),
             async (m, id, body) => {
               await h.send({
                 method: m,
@@ -979,7 +828,7 @@ describe('surface C (priority): POST /todos field rules', () => {
             freq: 8,
           }),
           fc.option(fc.oneof(realDate, dateShaped, dueDateValue), { nil: undefined, freq: 3 }),
-          jsonContentType,
+          kit.jsonContentType,
           async (title, priority, dueDate, type) => {
             const body = Object.fromEntries(
               Object.entries({ title, priority, due_date: dueDate }).filter(

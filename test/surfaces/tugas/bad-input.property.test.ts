@@ -8,6 +8,7 @@ import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { conformanceChecker } from '../../conformance.js'
 import { json, testApp } from '../../helpers.js'
+import * as kit from '../../property-kit.js'
 
 /** About 200 runs a property keeps the file well under 20 s; failures show the assertion. */
 const PARAMETERS = { numRuns: 200, includeErrorInReport: true }
@@ -65,8 +66,7 @@ const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '999')
 
 /** Any id a client might put in the path: numbers, numbers in disguise, text, broken escapes. */
 const anyId = fc.oneof(
-  fc.integer({ min: -1000, max: 1000 }).map(String),
-  fc.integer().map(String),
+  ...kit.numericIds,
   fc.constantFrom(
     '0',
     '00',
@@ -85,18 +85,11 @@ const anyId = fc.oneof(
     '0x10',
     ' 1',
     '1 ',
-    'NaN',
-    'Infinity',
-    '__proto__',
-    'constructor',
-    '..',
-    '.',
+    ...kit.ODD_IDS,
     '1;x',
     '１',
   ),
-  fc.string().map(encodeURIComponent),
-  fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
-  fc.string({ unit: 'binary' }).map(encodeURIComponent),
+  ...kit.encodedIds,
   // Occasionally raw: whatever the URL parser makes of it.
   fc.string({ unit: 'grapheme-ascii', minLength: 1 }),
 )
@@ -130,72 +123,49 @@ const anyValue: fc.Arbitrary<unknown> = fc.oneof(
 )
 
 /** Keys that name fields, and keys that name the prototype machinery. */
-const trickyKey = fc.oneof(
-  fc.constantFrom(
-    '__proto__',
-    'constructor',
-    'prototype',
-    'title',
-    'status',
-    'isi',
-    'id',
-    'tugasId',
-    'toString',
-    'valueOf',
-    'hasOwnProperty',
-    'polluted',
-  ),
-  fc.string({ maxLength: 8 }),
+const trickyKey = kit.trickyKeyFrom(
+  '__proto__',
+  'constructor',
+  'prototype',
+  'title',
+  'status',
+  'isi',
+  'id',
+  'tugasId',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'polluted',
 )
 
-/**
- * JSON text of an object with tricky keys, written by hand so `__proto__` is an ordinary key in
- * the text and keys may repeat (JSON.parse keeps the last).
- */
-const trickyObjectText = fc
-  .array(fc.tuple(trickyKey, anyValue), { maxLength: 6 })
-  .map(
-    (entries) =>
-      `{${entries.map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`).join(',')}}`,
-  )
+const trickyObjectText = kit.trickyObjectTextOf(trickyKey, anyValue)
 
 /** Bodies that are JSON text: any JSON value, any object, objects with tricky keys. */
 const jsonBody = fc.oneof(
-  fc.jsonValue().map((value) => JSON.stringify(value)),
-  fc.object().map((value) => JSON.stringify(value) ?? 'null'),
+  kit.jsonValueText,
+  kit.objectText,
   trickyObjectText,
   trickyObjectText.map((text) => `{"title":"abc",${text.slice(1)}`.replace(/,}$/, '}')),
 )
 
 /** Bodies that are anything at all, usually not JSON. */
-const rawBody: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.string(),
-  fc.string({ unit: 'grapheme' }),
-  fc.string({ unit: 'binary' }),
-  fc.string({ unit: 'binary-ascii' }),
-  fc.json().map((text) => text.slice(0, Math.max(0, text.length - 1))),
-  fc.constantFrom('', ' ', 'null', '{', '[', '"', '{"title":', 'title=abc', '\u0000', '\ufeff{}'),
-  fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
-)
+const rawBody = kit.rawBodyOf('title', { bytesMax: 64 })
 
-const contentType = fc.oneof(
-  fc.constantFrom(
-    undefined,
-    'application/json',
-    'application/json; charset=utf-8',
-    'APPLICATION/JSON',
-    'application/merge-patch+json',
-    'application/jsonx',
-    'application/json-patch',
-    'text/plain',
-    'text/json',
-    'application/x-www-form-urlencoded',
-    'multipart/form-data; boundary=x',
-    'application/octet-stream',
-    '',
-    ';',
-  ),
-  fc.string({ unit: 'grapheme-ascii' }),
+const contentType = kit.contentTypeFrom(
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/merge-patch+json',
+  'application/jsonx',
+  'application/json-patch',
+  'text/plain',
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  '',
+  ';',
 )
 
 const queryKey = fc.oneof(
@@ -247,16 +217,7 @@ const queryString = fc
 // ---------------------------------------------------------------------------------------------
 // The checks every answer must pass
 
-const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
-
-function assertNotPolluted(): void {
-  const probe = {} as Record<string, unknown>
-  assert.equal(Object.getPrototypeOf(probe), Object.prototype)
-  for (const key of ['polluted', 'title', 'status', 'isi', 'id']) {
-    assert.equal(probe[key], undefined, `Object.prototype.${key} was polluted`)
-  }
-  assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys)
-}
+const assertNotPolluted = kit.pollutionCheck(['polluted', 'title', 'status', 'isi', 'id'])
 
 interface Harness {
   app: FastifyInstance
@@ -326,16 +287,7 @@ async function harness(): Promise<Harness> {
 
 async function withHarness(run: (h: Harness) => Promise<void>): Promise<void> {
   const h = await harness()
-  try {
-    await run(h)
-  } finally {
-    await h.app.close()
-  }
-  assertNotPolluted()
-}
-
-function headersFor(type: string | undefined): Record<string, string> {
-  return type === undefined ? {} : { 'content-type': type }
+  await kit.withApp(h.app, () => run(h), assertNotPolluted)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,7 +330,7 @@ describe('surface A under bad input', () => {
           await send({
             method: e.method,
             url: urlOf(e, id),
-            headers: headersFor(type),
+            headers: kit.headersFor(type),
             payload: body,
           })
         }),
@@ -398,7 +350,7 @@ describe('surface A under bad input', () => {
             await send({
               method: e.method,
               url: urlOf(e, id),
-              headers: headersFor(type),
+              headers: kit.headersFor(type),
               payload: body,
             })
           },

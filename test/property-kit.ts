@@ -1,0 +1,341 @@
+// Shared pieces of the surfaces' property-based bad-input tests: body helpers, the
+// prototype-pollution check, the request/answer plumbing, and the arbitraries the surfaces have
+// in common. What each surface expects stays in its own test file.
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
+import type { FastifyInstance } from 'fastify'
+
+// ---------------------------------------------------------------------------------------------
+// Bodies and fields
+
+/** The media type of a Content-Type header (RFC 9110 syntax), lowercased; undefined if none. */
+export function mediaTypeOf(contentType: string | undefined): string | undefined {
+  if (contentType === undefined) return undefined
+  const token = "[\\w!#$%&'*+.^`|~-]+"
+  const match = new RegExp(`^\\s*(${token}/${token})\\s*$`).exec(contentType.split(';', 1)[0] ?? '')
+  return match?.[1]?.toLowerCase()
+}
+
+/** The body as the server reads it: the bytes sent, decoded as UTF-8. */
+export function textOf(payload: string | Buffer | undefined): string {
+  if (payload === undefined) return ''
+  return (typeof payload === 'string' ? Buffer.from(payload) : payload).toString('utf8')
+}
+
+export function bytesOf(payload: string | Buffer | undefined): number {
+  if (payload === undefined) return 0
+  return typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** Own fields only: a body's inherited members (`constructor`, `toString`) are not fields. */
+export function own(body: Record<string, unknown>, name: string): unknown {
+  return Object.hasOwn(body, name) ? body[name] : undefined
+}
+
+export function codePoints(text: string): number {
+  return [...text].length
+}
+
+export function headersFor(type: string | undefined): Record<string, string> {
+  return type === undefined ? {} : { 'content-type': type }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Prototype pollution
+
+const prototypeKeys = Object.getOwnPropertyNames(Object.prototype).sort()
+
+/**
+ * A check that nothing leaked into Object.prototype: none of `probeKeys` is inherited by a fresh
+ * object, and Object.prototype has the same own names as when this module was loaded.
+ */
+export function pollutionCheck(probeKeys: readonly string[]): () => void {
+  return () => {
+    const probe = {} as Record<string, unknown>
+    assert.equal(Object.getPrototypeOf(probe), Object.prototype)
+    for (const key of probeKeys) {
+      assert.equal(probe[key], undefined, `Object.prototype.${key} was polluted`)
+    }
+    assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeKeys)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests, answers and the harness plumbing
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS'
+export const METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']
+
+export interface Sent {
+  method: Method
+  url: string
+  contentType?: string | undefined
+  payload?: string | Buffer | undefined
+}
+
+export interface Answer {
+  statusCode: number
+  headers: Record<string, unknown>
+  body: string
+}
+
+/** Sends `sent`; returns the answer and the URL as the server received it. */
+export async function inject(
+  app: FastifyInstance,
+  sent: Sent,
+): Promise<{ answer: Answer; url: string }> {
+  const response = await app.inject({
+    method: sent.method,
+    url: sent.url,
+    headers: headersFor(sent.contentType),
+    ...(sent.payload === undefined ? {} : { payload: sent.payload }),
+  })
+  const answer: Answer = {
+    statusCode: response.statusCode,
+    headers: response.headers,
+    body: response.body,
+  }
+  // The URL as the server received it (the URL parser may normalise dot segments).
+  return { answer, url: response.raw.req.url ?? sent.url }
+}
+
+export function describeRequest(sent: Sent, url: string, answer: Answer, bodyChars: number) {
+  const payload =
+    sent.payload === undefined
+      ? 'no body'
+      : `body ${JSON.stringify(textOf(sent.payload).slice(0, 200))} (${bytesOf(sent.payload)} bytes)`
+  return `${sent.method} ${sent.url} (received as ${url}; content-type ${JSON.stringify(
+    sent.contentType,
+  )}; ${payload}) answered ${answer.statusCode} ${JSON.stringify(answer.headers['content-type'])} ${answer.body.slice(0, bodyChars)}`
+}
+
+/**
+ * The first of `outcomes` that `check` accepts; if none does, throws the failure of the one
+ * with the answer's status, or else says which statuses were expected.
+ */
+export function matchOutcome<O extends { status: number }>(
+  outcomes: O[],
+  answer: Answer,
+  what: string,
+  check: (outcome: O) => void,
+): O {
+  const failures: unknown[] = []
+  const matched = outcomes.find((outcome) => {
+    try {
+      check(outcome)
+      return true
+    } catch (error) {
+      failures.push(error)
+      return false
+    }
+  })
+  if (matched === undefined) {
+    const same = outcomes.findIndex(({ status }) => status === answer.statusCode)
+    if (same >= 0) throw failures[same]
+    assert.fail(`expected ${outcomes.map(({ status }) => status).join(' or ')}: ${what}`)
+  }
+  return matched
+}
+
+/** The answer with its body parsed, where it is JSON. */
+export function withJson(answer: Answer): Answer & { json: unknown } {
+  let json: unknown
+  if (String(answer.headers['content-type']).startsWith('application/json')) {
+    json = JSON.parse(answer.body)
+  }
+  return { ...answer, json }
+}
+
+export function parseJson(answer: Answer, what: string): unknown {
+  assert.match(String(answer.headers['content-type']), /^application\/json/, `not JSON: ${what}`)
+  try {
+    return JSON.parse(answer.body)
+  } catch {
+    assert.fail(`body does not parse as JSON: ${what}`)
+  }
+}
+
+/** An E3 body with exactly the key `error`; the caller checks the message. */
+export function e3Body(answer: Answer, what: string): Record<string, unknown> {
+  const body = parseJson(answer, what)
+  assert.ok(isPlainObject(body), `E3 body is not an object: ${what}`)
+  assert.deepEqual(Object.keys(body), ['error'], `E3 body must have exactly the key error: ${what}`)
+  return body
+}
+
+/** Runs `run` with `app`, closes it, then checks for pollution. */
+export async function withApp(
+  app: FastifyInstance,
+  run: () => Promise<void>,
+  assertNotPolluted: () => void,
+): Promise<void> {
+  try {
+    await run()
+  } finally {
+    await app.close()
+  }
+  assertNotPolluted()
+}
+
+/** POSTs `count` JSON bodies to `url`, each answered 201, so that ids 1 to `count` exist. */
+export async function seed(
+  send: (sent: Sent) => Promise<{ statusCode: number }>,
+  count: number,
+  url: string,
+  body: (i: number) => unknown,
+): Promise<void> {
+  for (let i = 1; i <= count; i++) {
+    const { statusCode } = await send({
+      method: 'POST',
+      url,
+      contentType: 'application/json',
+      payload: JSON.stringify(body(i)),
+    })
+    assert.equal(statusCode, 201)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arbitraries
+
+export const method = fc.constantFrom(...METHODS)
+
+/** Ids as integers: near zero, and of any size. */
+export const numericIds = [
+  fc.integer({ min: -1000, max: 1000 }).map(String),
+  fc.integer().map(String),
+] as const
+
+/** Ids as any text, percent-encoded. */
+export const encodedIds = [
+  fc.string().map(encodeURIComponent),
+  fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
+  fc.string({ unit: 'binary' }).map(encodeURIComponent),
+] as const
+
+/** Ids that are words, dot segments, or the names of the prototype machinery. */
+export const ODD_IDS = ['NaN', 'Infinity', '__proto__', 'constructor', '..', '.']
+
+/** Paths below an item: `${prefix}/<id>/<any text>`. */
+export function belowItem(prefix: string, id: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  return fc
+    .tuple(id, fc.string({ minLength: 1 }))
+    .map(([value, text]) => `${prefix}/${value}/${encodeURIComponent(text)}`)
+}
+
+/** A Content-Type from `types`, or any ASCII text. */
+export function contentTypeFrom(...types: (string | undefined)[]) {
+  return fc.oneof(fc.constantFrom(...types), fc.string({ unit: 'grapheme-ascii' }))
+}
+
+/** Content types that are JSON or nearly so, parameters and case included. */
+export const JSONISH_TYPES = [
+  undefined,
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json;charset=UTF-8',
+  'APPLICATION/JSON',
+  'application/json;',
+  'application/merge-patch+json',
+]
+
+/** Content types that look like JSON but are not, and plain text. */
+export const NEAR_JSON_TYPES = [
+  'application/jsonx',
+  'application/json garbage',
+  'application/json, text/plain',
+  'text/plain',
+]
+
+/** Content types that are plainly something else, empty, or broken. */
+export const OTHER_TYPES = [
+  'text/json',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/octet-stream',
+  '',
+  ' ',
+  ';',
+  '/',
+  'undefined',
+]
+
+export const jsonContentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'Application/JSON',
+)
+
+/** Keys that name fields (`keys`), or any short text. */
+export function trickyKeyFrom(...keys: string[]): fc.Arbitrary<string> {
+  return fc.oneof(fc.constantFrom(...keys), fc.string({ maxLength: 8 }))
+}
+
+/** One `"key":value` member of JSON text (a value JSON cannot hold becomes null). */
+export const entryText = ([key, value]: [string, unknown]) =>
+  `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`
+
+/**
+ * JSON text of an object with tricky keys, written by hand so `__proto__` is an ordinary key in
+ * the text and keys may repeat (JSON.parse keeps the last).
+ */
+export function trickyObjectTextOf(
+  key: fc.Arbitrary<string>,
+  value: fc.Arbitrary<unknown>,
+): fc.Arbitrary<string> {
+  return fc
+    .array(fc.tuple(key, value), { maxLength: 6 })
+    .map((entries) => `{${entries.map(entryText).join(',')}}`)
+}
+
+/** JSON text of any JSON value. */
+export const jsonValueText = fc.jsonValue().map((value) => JSON.stringify(value))
+
+/** JSON text of any object. */
+export const objectText = fc.object().map((value) => JSON.stringify(value) ?? 'null')
+
+/**
+ * Bodies that are anything at all, usually not JSON; `field` names the field in the broken
+ * JSON and form samples, `textMax` bounds the binary-ASCII text, `bytesMax` the raw bytes.
+ */
+export function rawBodyOf(
+  field: string,
+  { textMax, bytesMax }: { textMax?: number; bytesMax: number },
+): fc.Arbitrary<string | Buffer> {
+  return fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'grapheme' }),
+    fc.string({ unit: 'binary' }),
+    fc.string(
+      textMax === undefined
+        ? { unit: 'binary-ascii' }
+        : { unit: 'binary-ascii', maxLength: textMax },
+    ),
+    fc.json().map((text) => text.slice(0, Math.max(0, text.length - 1))),
+    fc.constantFrom(
+      '',
+      ' ',
+      'null',
+      '{',
+      '[',
+      '"',
+      `{"${field}":`,
+      `${field}=abc`,
+      '\u0000',
+      '\ufeff{}',
+    ),
+    fc.uint8Array({ maxLength: bytesMax }).map((bytes) => Buffer.from(bytes)),
+  )
+}
+
+/** No body (one time in five), or a JSON or raw one. */
+export function anyBodyOf(
+  jsonBody: fc.Arbitrary<string>,
+  rawBody: fc.Arbitrary<string | Buffer>,
+): fc.Arbitrary<string | Buffer | undefined> {
+  return fc.option(fc.oneof(jsonBody, rawBody), { nil: undefined, freq: 5 })
+}
