@@ -3,11 +3,18 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.js'
 import { useErrorShape } from './http/errors.js'
 import { RequestLog } from './http/request-log.js'
+import type { RateLimiter } from './rate-limit/limiter.js'
+import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
 import type { Stores } from './stores.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactSurface } from './surfaces/compact/index.js'
 import { openApiDocument } from './surfaces/openapi/document.js'
 import { openApiSurface } from './surfaces/openapi/index.js'
+import {
+  supportingBadUrl,
+  supportingRoutes,
+  supportingSurface,
+} from './surfaces/supporting/index.js'
 import { todosSurface } from './surfaces/todos/index.js'
 import { e1 } from './surfaces/tugas/errors.js'
 import { tugasSurface } from './surfaces/tugas/index.js'
@@ -19,6 +26,8 @@ export const BODY_LIMIT = 1024 * 1024
 export interface AppOptions {
   config: Config
   stores: Stores
+  /** The `/laporan` limiter; an in-memory token bucket from the config when left out. */
+  limiter?: RateLimiter
   /** Pino options or a destination; defaults to JSON on stdout at the configured level. */
   logger?: FastifyServerOptions['logger']
 }
@@ -26,7 +35,22 @@ export interface AppOptions {
 /** A client's X-Request-Id is echoed when it is a sane token; anything else gets a fresh id. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-export async function buildApp({ config, stores, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, stores, logger } = options
+  const limiter =
+    options.limiter ??
+    new TokenBucketLimiter({
+      capacity: config.rateLimitCapacity,
+      refillPerSecond: config.rateLimitRefillPerSecond,
+    })
+  const surfaceD = supportingRoutes({
+    ...stores,
+    limiter,
+    usersVariant: config.usersVariant,
+    salesReportFile: config.laporanPenjualanFile,
+  })
+  const supportingBadUrlAnswer = supportingBadUrl(surfaceD)
+
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
@@ -38,11 +62,13 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
     },
     // Requests that arrive while closing are still answered; close waits for them.
     return503OnClosing: false,
-    // A URL the router cannot decode names no endpoint: the 404 of the surface owning the path.
-    frameworkErrors(_error, request, reply) {
+    // A URL the router cannot decode: surface D answers its paths as for a bad id; anywhere
+    // else it names no endpoint, the 404 of the surface owning the path.
+    async frameworkErrors(_error, request, reply) {
+      reply.header('x-request-id', request.id)
+      if (await supportingBadUrlAnswer(app, request, reply)) return
       const shape = request.url.startsWith('/api/') ? compactErrors : e1
-      const failure = shape.fromFramework({ kind: 'not-found' }, request)
-      shape.send(reply.header('x-request-id', request.id), failure)
+      shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request))
     },
   })
 
@@ -67,6 +93,7 @@ export async function buildApp({ config, stores, logger }: AppOptions): Promise<
     store: stores.todos,
     variant: config.todosVariant,
   })
+  await app.register(supportingSurface, { routes: surfaceD })
 
   const document = openApiDocument({
     info: {

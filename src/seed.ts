@@ -117,7 +117,13 @@ export function parseSeed(value: unknown): Seed {
     const peran = field(identity, 'peran')
     if (peran !== 'user' && peran !== 'admin')
       throw new Problem(`${at}.peran`, 'must be "user" or "admin"')
-    credentials[secret] = { nama: text(field(identity, 'nama'), `${at}.nama`), peran }
+    // defineProperty: a secret spelled `__proto__` is a key like any other, not a prototype.
+    Object.defineProperty(credentials, secret, {
+      value: { nama: text(field(identity, 'nama'), `${at}.nama`), peran },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
   }
 
   const tugas = array(field(root, 'tugas'), 'tugas').map((entry, i) => {

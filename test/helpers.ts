@@ -1,8 +1,9 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { type Config, defaults } from '../src/config.js'
+import type { RateLimiter } from '../src/rate-limit/limiter.js'
 import { demoSeed, parseSeed, type Seed } from '../src/seed.js'
-import { createMemoryStores } from '../src/stores.js'
+import { createMemoryStores, type Stores } from '../src/stores.js'
 import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
 
 export interface TestAppOptions {
@@ -11,6 +12,12 @@ export interface TestAppOptions {
   seed?: unknown
   /** Receives every log line (parsed) when given. */
   logs?: Record<string, unknown>[]
+  /** The level `logs` are captured at; `info` when left out. */
+  logLevel?: string
+  /** The `/laporan` limiter (e.g. a token bucket on a fake clock); from the config otherwise. */
+  limiter?: RateLimiter
+  /** Stores to serve; memory stores holding `seed` otherwise. */
+  stores?: Stores
 }
 
 /** Builds the app as main.ts does, with a silent logger unless `logs` is asked for. */
@@ -22,10 +29,16 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
     logs === undefined
       ? { level: 'silent' }
       : {
-          level: 'info',
+          level: options.logLevel ?? 'info',
           stream: { write: (line: string) => void logs.push(JSON.parse(line)) },
         }
-  const app = await buildApp({ config, stores: await createMemoryStores(seed), logger })
+  const stores = options.stores ?? (await createMemoryStores(seed))
+  const app = await buildApp({
+    config,
+    stores,
+    logger,
+    ...(options.limiter && { limiter: options.limiter }),
+  })
   await app.ready()
   return app
 }

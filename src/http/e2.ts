@@ -1,5 +1,35 @@
+import type { FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
 import type { ErrorShape } from './errors.js'
 import { ApiError } from './errors.js'
+
+/** Every field rule a body broke, each field with its reason: 400 `VALIDATION_ERROR`. */
+export function validationError(violations: Record<string, string>): ApiError {
+  return new ApiError(400, 'VALIDATION_ERROR', 'request body fails validation', violations)
+}
+
+export const invalidJson = () => new ApiError(400, 'INVALID_JSON', 'request body is not valid JSON')
+
+/**
+ * The body of a JSON request. A JSON Content-Type with nothing after it leaves the body
+ * undefined (Fastify runs no parser on an empty body): that is not valid JSON either.
+ */
+export function sentBody(request: FastifyRequest): unknown {
+  if (request.body === undefined) throw invalidJson()
+  return request.body
+}
+
+/** The E2 error body, for response serialization and the published description. */
+export const E2Body = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Optional(Type.Record(Type.String(), Type.String())),
+    }),
+  },
+  { description: 'E2 error: a stable `code`, a message, and per-field `details` where useful.' },
+)
 
 /**
  * Error shape E2: `{ error: { code, message, details? } }` (surface D, the rate limiter), or with
@@ -10,7 +40,7 @@ export function e2Shape(mapName: 'details' | 'fields', bodyLimit?: number): Erro
     fromFramework(failure) {
       switch (failure.kind) {
         case 'malformed-json':
-          return new ApiError(400, 'INVALID_JSON', 'request body is not valid JSON')
+          return invalidJson()
         case 'body-too-large':
           return new ApiError(
             413,

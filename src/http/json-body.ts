@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import type { ErrorShape } from './errors.js'
 
 /** The body reader's verdict on a body that is not JSON; carried to the error handler. */
 export class MalformedJsonError extends Error {
@@ -70,4 +71,20 @@ export function withoutBodies(
     ignoreBodies(bodyless)
     register(bodyless)
   })
+}
+
+/** A content type that starts with `application/json` (the E2 surfaces' 415 rule). */
+export const JSON_CONTENT_TYPE = /^application\/json/i
+
+/**
+ * A route hook answering the surface's 415 unless the Content-Type starts with
+ * `application/json`: before the body is read, and also when no body is sent at all (Fastify
+ * runs no parser then, so the parser's media type alone would let the request through).
+ */
+export function requireJsonContentType(shape: ErrorShape): onRequestAsyncHookHandler {
+  return async (request) => {
+    if (!JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) {
+      throw shape.fromFramework({ kind: 'unsupported-media-type' }, request)
+    }
+  }
 }

@@ -12,9 +12,8 @@ export function answerOtherMethods(
   allowed: HTTPMethods[],
   send: (reply: FastifyReply) => FastifyReply,
 ): void {
-  const served = new Set<string>(allowed)
-  if (served.has('GET')) served.add('HEAD')
-  const allow = [...served].sort().join(', ')
+  const allow = allowHeader(allowed)
+  const served = new Set<string>(allow.split(', '))
   const others = instance.supportedMethods.filter((method) => !served.has(method))
   // Whatever body such a request carries, the answer is the 405.
   withoutBodies(instance, (bodyless) =>
@@ -25,4 +24,11 @@ export function answerOtherMethods(
       handler: async (_request, reply) => send(reply.code(405).header('allow', allow)),
     }),
   )
+}
+
+/** The `Allow` value for the methods registered on a path: HEAD goes with GET, as Fastify serves it. */
+export function allowHeader(allowed: readonly string[]): string {
+  const served = new Set<string>(allowed)
+  if (served.has('GET')) served.add('HEAD')
+  return [...served].sort().join(', ')
 }

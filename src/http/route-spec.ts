@@ -1,4 +1,10 @@
-import type { FastifyInstance, FastifyReply, HTTPMethods, RouteHandlerMethod } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  HTTPMethods,
+  onRequestAsyncHookHandler,
+  RouteHandlerMethod,
+} from 'fastify'
 import type { TSchema } from 'typebox'
 import { withoutBodies } from './json-body.js'
 
@@ -31,10 +37,13 @@ export interface RouteSpec {
   parameters?: ParameterSpec[]
   body?: { schema: TSchema; description: string }
   responses: Record<number, ResponseSpec>
+  /** Checks that run before the body is read (credentials, role policy, content type, id). */
+  onRequest?: onRequestAsyncHookHandler[]
   handler: RouteHandlerMethod
 }
 
-function fastifyPath(route: RouteSpec): string {
+/** The route's path in Fastify's syntax: `{id}` becomes `:id` (with its `match`, if any). */
+export function fastifyPath(route: RouteSpec): string {
   return route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const match = route.parameters?.find((p) => p.in === 'path' && p.name === name)?.match
     return match === undefined ? `:${name}` : `:${name}(${match})`
@@ -70,6 +79,7 @@ function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string)
       method: route.method,
       url: base + fastifyPath(route),
       schema: { response },
+      ...(route.onRequest && { onRequest: route.onRequest }),
       handler: route.handler,
     })
   }

@@ -1,9 +1,14 @@
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
-import { e2Shape } from '../../http/e2.js'
-import { ApiError, orThrow, useErrorShape } from '../../http/errors.js'
-import { acceptJsonBodies, withoutBodies } from '../../http/json-body.js'
+import { e2Shape, sentBody } from '../../http/e2.js'
+import { orThrow, useErrorShape } from '../../http/errors.js'
+import {
+  acceptJsonBodies,
+  JSON_CONTENT_TYPE,
+  requireJsonContentType,
+  withoutBodies,
+} from '../../http/json-body.js'
 import { answerOtherMethods } from '../../http/method-not-allowed.js'
 import { checkIdFirst, idOf } from '../../http/path-id.js'
 import { METHOD_NOT_ALLOWED, todoId, todosErrors, tugasTidakDitemukan } from './errors.js'
@@ -63,33 +68,23 @@ export async function todosSurface(
   answerOtherMethods(instance, '/:id', ['GET', 'PUT', 'DELETE'], plainMethodNotAllowed)
 }
 
-/** A content type that starts with `application/json` (Part 1, priority step 1). */
-const PRIORITY_JSON = /^application\/json/i
-
 /**
  * `POST /todos` of the priority variant, in a context of its own: its five ordered steps answer
  * in the E2 shape (map `fields`), and its body reader stops after 1024 bytes.
  */
 async function priorityCreate(instance: FastifyInstance, { store }: { store: TodoStore }) {
-  acceptJsonBodies(instance, { mediaType: PRIORITY_JSON, bodyLimit: PRIORITY_BODY_LIMIT })
+  acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE, bodyLimit: PRIORITY_BODY_LIMIT })
   const shape = e2Shape('fields', PRIORITY_BODY_LIMIT)
   useErrorShape(instance, shape, { notFound: false })
   instance.post(
     '',
     {
       // Step 1 comes before reading anything, whether or not a body was sent.
-      async onRequest(request) {
-        if (!PRIORITY_JSON.test(request.headers['content-type'] ?? '')) {
-          throw shape.fromFramework({ kind: 'unsupported-media-type' }, request)
-        }
-      },
+      onRequest: requireJsonContentType(shape),
       schema: { response: { 201: PriorityTodoCreated } },
     },
     async (request, reply) => {
-      if (request.body === undefined) {
-        throw new ApiError(400, 'INVALID_JSON', 'request body is not valid JSON')
-      }
-      const todo = await store.create({ ...checkPriorityTodo(request.body), done: false })
+      const todo = await store.create({ ...checkPriorityTodo(sentBody(request)), done: false })
       return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
     },
   )

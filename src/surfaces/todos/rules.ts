@@ -1,4 +1,4 @@
-import { ApiError } from '../../http/errors.js'
+import { validationError } from '../../http/e2.js'
 import { field, isPlainObject } from '../../http/text.js'
 import { bodyBukanJson, titleWajibDiisi } from './errors.js'
 
@@ -72,7 +72,7 @@ export function checkPriorityTodo(body: unknown): PriorityTodoFields {
     violations.due_date = priorityViolations.due_date
   }
   if (Object.keys(violations).length > 0) {
-    throw new ApiError(400, 'VALIDATION_ERROR', 'request body fails validation', violations)
+    throw validationError(violations)
   }
   return {
     title: trimmed as string,

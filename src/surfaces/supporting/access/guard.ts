@@ -1,0 +1,109 @@
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import { ApiError } from '../../../http/errors.js'
+import type { RouteSpec } from '../../../http/route-spec.js'
+import type { Identity } from '../../../seed.js'
+import { failures } from '../responses.js'
+import type { Credential, CredentialStore } from './credentials.js'
+import { isAllowed } from './policy.js'
+
+/** What a request presents: the Bearer token when `Authorization` uses that scheme, else the key. */
+export type Presented = { form: 'bearer' | 'api-key'; secret: string } | undefined
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value.join(', ') : value
+}
+
+/**
+ * Part 2, rules 1 to 3: the scheme word (up to the first space) is matched case-insensitively and
+ * the token is the rest, trimmed. A Bearer `Authorization` decides alone, even when empty or
+ * unknown; any other scheme is ignored and `X-API-Key` is consulted.
+ */
+export function presentedCredential(request: FastifyRequest): Presented {
+  const authorization = header(request, 'authorization')
+  if (authorization !== undefined) {
+    const space = authorization.indexOf(' ')
+    const scheme = space === -1 ? authorization : authorization.slice(0, space)
+    if (scheme.toLowerCase() === 'bearer') {
+      return { form: 'bearer', secret: space === -1 ? '' : authorization.slice(space + 1).trim() }
+    }
+  }
+  return apiKey(request)
+}
+
+function apiKey(request: FastifyRequest): Presented {
+  const key = header(request, 'x-api-key')
+  return key === undefined || key === '' ? undefined : { form: 'api-key', secret: key }
+}
+
+// Every 401 also carries `WWW-Authenticate`: surface D's error shape adds it (errors.ts).
+const unauthenticated = () =>
+  new ApiError(
+    401,
+    'UNAUTHENTICATED',
+    'a valid credential is required: Authorization: Bearer <token> or X-API-Key',
+  )
+const missingApiKey = () => new ApiError(401, 'MISSING_API_KEY', 'the X-API-Key header is required')
+
+const forbidden = (identity: Identity, endpoint: string) =>
+  new ApiError(403, 'FORBIDDEN', `role "${identity.peran}" is not allowed to call ${endpoint}`)
+
+const identities = new WeakMap<FastifyRequest, Identity>()
+const credentials = new WeakMap<FastifyRequest, Credential>()
+
+/** Who called: set by the access hook of a credentialed route, before its handler runs. */
+export function identityOf(request: FastifyRequest): Identity {
+  const identity = identities.get(request)
+  if (identity === undefined) throw new Error('identityOf: the route has no access hook')
+  return identity
+}
+
+/** The credential a request was admitted with (for the rate limiter's bucket). */
+export function credentialOf(request: FastifyRequest): Credential {
+  const credential = credentials.get(request)
+  if (credential === undefined) throw new Error('credentialOf: the route has no access hook')
+  return credential
+}
+
+/**
+ * The access checks of one credentialed endpoint, in Part 2's order: 401 (no, unknown or
+ * other-scheme credential), then 403 (role policy). `apiKeyOnly` is `/laporan`: only
+ * `X-API-Key` counts, and a missing one is 401 `MISSING_API_KEY`.
+ */
+export function accessHook(
+  store: CredentialStore,
+  endpoint: string,
+  options: { apiKeyOnly?: boolean } = {},
+): onRequestAsyncHookHandler {
+  return async (request) => {
+    const presented = options.apiKeyOnly ? apiKey(request) : presentedCredential(request)
+    if (presented === undefined && options.apiKeyOnly) {
+      throw missingApiKey()
+    }
+    const credential = presented && (await store.identify(presented.secret))
+    if (credential === undefined) throw unauthenticated()
+    if (!isAllowed(credential.identity.peran, endpoint)) {
+      throw forbidden(credential.identity, endpoint)
+    }
+    identities.set(request, credential.identity)
+    credentials.set(request, credential)
+  }
+}
+
+/**
+ * `route` behind the access checks of its own endpoint pattern (`GET /dokumen/{id}`, as the role
+ * policy names it), which run before anything else the route checks, and with 401 and 403
+ * documented.
+ */
+export function credentialed(
+  store: CredentialStore,
+  route: RouteSpec,
+  options: { apiKeyOnly?: boolean } = {},
+): RouteSpec {
+  const endpoint = `${route.method} ${route.path}`
+  return {
+    ...route,
+    onRequest: [accessHook(store, endpoint, options), ...(route.onRequest ?? [])],
+    responses: { ...route.responses, 401: failures.unauthenticated, 403: failures.forbidden },
+  }
+}

@@ -1,0 +1,80 @@
+import { ApiError, orThrow } from '../../../http/errors.js'
+import type { RouteSpec } from '../../../http/route-spec.js'
+import type { Identity } from '../../../seed.js'
+import type { CredentialStore } from '../access/credentials.js'
+import { credentialed, identityOf } from '../access/guard.js'
+import { notFound, pathId } from '../errors.js'
+import { failures, idParameter } from '../responses.js'
+import { type Dokumen, DokumenEnvelope, DokumenList } from './schemas.js'
+import type { DocumentStore } from './store.js'
+
+export interface DocumentRouteOptions {
+  store: DocumentStore
+  credentials: CredentialStore
+}
+
+/** Ownership, checked after existence: an admin reads any document, a user only their own. */
+function mayRead(identity: Identity, document: Dokumen): boolean {
+  return identity.peran === 'admin' || document.pemilik === identity.nama
+}
+
+const notYours = (id: number) =>
+  new ApiError(403, 'FORBIDDEN', `document ${id} is not yours: it belongs to another user`)
+
+/**
+ * `/dokumen`. Each route's checks run in Part 2's order: credential (401) and role policy (403)
+ * in the access hook, then the integer id (400), existence (404), ownership (403).
+ */
+export function documentRoutes({ store, credentials }: DocumentRouteOptions): RouteSpec[] {
+  const missing = (id: number) => () => notFound('document', id)
+  const routes: RouteSpec[] = [
+    {
+      method: 'GET',
+      path: '/dokumen',
+      operationId: 'listDokumen',
+      summary: 'Documents: an admin sees all, a user only their own.',
+      responses: { 200: { description: 'The documents.', schema: DokumenList } },
+      async handler(request) {
+        const identity = identityOf(request)
+        const owner = identity.peran === 'admin' ? undefined : identity.nama
+        return { data: await store.list(owner === undefined ? {} : { owner }) }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/dokumen/{id}',
+      operationId: 'getDokumen',
+      summary: 'Read one document: an admin any, a user only their own.',
+      parameters: [idParameter('Document')],
+      responses: {
+        200: { description: 'The document.', schema: DokumenEnvelope },
+        400: failures.invalidId,
+        404: failures.notFound,
+      },
+      async handler(request) {
+        const id = pathId(request)
+        const document = orThrow(await store.get(id), missing(id))
+        if (!mayRead(identityOf(request), document)) throw notYours(id)
+        return { data: document }
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/dokumen/{id}',
+      operationId: 'deleteDokumen',
+      summary: 'Delete a document (admin only).',
+      parameters: [idParameter('Document')],
+      responses: {
+        204: { description: 'Deleted; empty body.' },
+        400: failures.invalidId,
+        404: failures.notFound,
+      },
+      async handler(request, reply) {
+        const id = pathId(request)
+        if (!(await store.delete(id))) throw missing(id)()
+        return reply.code(204).send()
+      },
+    },
+  ]
+  return routes.map((route) => credentialed(credentials, route))
+}

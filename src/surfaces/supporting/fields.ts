@@ -1,0 +1,24 @@
+import { field, isPlainObject } from '../../http/text.js'
+
+/**
+ * Reads a JSON body's fields for the E2 create rules: a body that is not an object has none of
+ * them, so each required field is reported missing, together (Part 2: all violations at once).
+ */
+export function bodyFields(body: unknown): (name: string) => unknown {
+  const fields = isPlainObject(body) ? body : {}
+  return (name) => field(fields, name)
+}
+
+/** Text that is not blank, trimmed; undefined for anything else. */
+export function nonBlankText(value: unknown): string | undefined {
+  const trimmed = typeof value === 'string' ? value.trim() : ''
+  return trimmed === '' ? undefined : trimmed
+}
+
+/** An email: text with an at-sign (the one rule Part 1 gives), trimmed. */
+export function emailAddress(value: unknown): string | undefined {
+  const email = nonBlankText(value)
+  return email?.includes('@') ? email : undefined
+}
+
+export const EMAIL_RULE = 'email is required: text containing @'

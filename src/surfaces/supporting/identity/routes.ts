@@ -1,0 +1,31 @@
+import { Type } from 'typebox'
+import type { RouteSpec } from '../../../http/route-spec.js'
+import type { CredentialStore } from '../access/credentials.js'
+import { credentialed, identityOf } from '../access/guard.js'
+
+const Profil = Type.Object({
+  data: Type.Object({
+    nama: Type.String(),
+    peran: Type.Enum(['user', 'admin'], { type: 'string' }),
+  }),
+})
+
+/** `/profil` (any role) and `/panel-admin` (admin only, by the role policy): who is calling. */
+export function identityRoutes({ credentials }: { credentials: CredentialStore }): RouteSpec[] {
+  const whoAmI = (path: string, operationId: string, summary: string): RouteSpec =>
+    credentialed(credentials, {
+      method: 'GET',
+      path,
+      operationId,
+      summary,
+      responses: { 200: { description: 'The caller.', schema: Profil } },
+      async handler(request) {
+        const { nama, peran } = identityOf(request)
+        return { data: { nama, peran } }
+      },
+    })
+  return [
+    whoAmI('/profil', 'getProfil', "The caller's name and role."),
+    whoAmI('/panel-admin', 'getPanelAdmin', 'The admin panel: admins only.'),
+  ]
+}

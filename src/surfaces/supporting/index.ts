@@ -1,0 +1,117 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { UsersVariant } from '../../config.js'
+import { ApiError, useErrorShape } from '../../http/errors.js'
+import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
+import { allowHeader, answerOtherMethods } from '../../http/method-not-allowed.js'
+import { fastifyPath, type RouteSpec, registerRoutes } from '../../http/route-spec.js'
+import type { RateLimiter } from '../../rate-limit/limiter.js'
+import type { CredentialStore } from './access/credentials.js'
+import { documentRoutes } from './documents/routes.js'
+import type { DocumentStore } from './documents/store.js'
+import { invalidId, methodNotAllowed, supportingErrors } from './errors.js'
+import { identityRoutes } from './identity/routes.js'
+import { orderRoutes } from './orders/routes.js'
+import type { OrderStore } from './orders/store.js'
+import { productRoutes } from './products/routes.js'
+import type { ProductStore } from './products/store.js'
+import { reportRoutes } from './reports/routes.js'
+import { userRoutes } from './users/routes.js'
+import type { UserStore } from './users/store.js'
+
+export interface SupportingOptions {
+  users: UserStore
+  orders: OrderStore
+  products: ProductStore
+  documents: DocumentStore
+  credentials: CredentialStore
+  limiter: RateLimiter
+  usersVariant: UsersVariant
+  salesReportFile: string
+}
+
+/** Every operation of surface D, described once: registered, serialized and documented from here. */
+export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
+  const { credentials } = options
+  return [
+    ...userRoutes({ store: options.users, variant: options.usersVariant }),
+    ...orderRoutes({ store: options.orders }),
+    ...productRoutes({ store: options.products }),
+    ...documentRoutes({ store: options.documents, credentials }),
+    ...identityRoutes({ credentials }),
+    ...reportRoutes({
+      credentials,
+      limiter: options.limiter,
+      salesReportFile: options.salesReportFile,
+    }),
+  ]
+}
+
+/** The methods served on each path template of `routes`, in Fastify's path syntax. */
+function methodsByPath(routes: RouteSpec[]): Map<string, HTTPMethods[]> {
+  const byPath = new Map<string, HTTPMethods[]>()
+  for (const route of routes) {
+    const path = fastifyPath(route)
+    byPath.set(path, [...(byPath.get(path) ?? []), route.method])
+  }
+  return byPath
+}
+
+const sendMethodNotAllowed = (reply: FastifyReply) =>
+  supportingErrors.send(reply, methodNotAllowed())
+
+/**
+ * Surface D: users, orders, products, documents, identity and reports, at the service root.
+ * Errors are E2 (`details`); bodies are JSON with a Content-Type starting `application/json`,
+ * up to 1 MiB; an unregistered method on a known path is 405 `METHOD_NOT_ALLOWED` with `Allow`.
+ * Unknown paths fall through to the service's generic 404.
+ */
+export async function supportingSurface(
+  instance: FastifyInstance,
+  { routes }: { routes: RouteSpec[] },
+) {
+  acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE })
+  useErrorShape(instance, supportingErrors, { notFound: false })
+  registerRoutes(instance, routes)
+  for (const [path, methods] of methodsByPath(routes)) {
+    answerOtherMethods(instance, path, methods, sendMethodNotAllowed)
+  }
+}
+
+/**
+ * For a URL the router cannot decode (`/dokumen/%zz`): when it has the form of a surface D path,
+ * the answer that path would give to a segment that is not an integer, after the same checks
+ * in the same order (405, then the route's access checks, then 400 `INVALID_ID`). Returns false
+ * for any other URL.
+ */
+export function supportingBadUrl(routes: RouteSpec[]) {
+  const templates = routes.map((route) => ({ route, segments: route.path.split('/') }))
+  return async (
+    instance: FastifyInstance,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<boolean> => {
+    const segments = request.url.replace(/[?#].*$/s, '').split('/')
+    const matching = templates.filter(
+      (template) =>
+        template.segments.length === segments.length &&
+        template.segments.every((part, i) => part.startsWith('{') || part === segments[i]),
+    )
+    const first = matching[0]
+    if (first === undefined) return false
+    const method = request.method === 'HEAD' ? 'GET' : request.method
+    const route = matching.find((template) => template.route.method === method)?.route
+    try {
+      if (route === undefined) {
+        reply.header('allow', allowHeader(matching.map((template) => template.route.method)))
+        throw methodNotAllowed()
+      }
+      for (const hook of route.onRequest ?? []) await hook.call(instance, request, reply)
+      const raw = segments[first.segments.findIndex((part) => part.startsWith('{'))] ?? ''
+      throw invalidId(raw)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      supportingErrors.send(reply, error)
+    }
+    return true
+  }
+}

@@ -1,0 +1,74 @@
+import { sentBody } from '../../../http/e2.js'
+import { ApiError, orThrow } from '../../../http/errors.js'
+import { requireJsonContentType } from '../../../http/json-body.js'
+import type { RouteSpec } from '../../../http/route-spec.js'
+import { notFound, pathId, supportingErrors } from '../errors.js'
+import { e2, failures, idParameter, location } from '../responses.js'
+import { checkNewOrder } from './rules.js'
+import { PesananBaru, PesananEnvelope } from './schemas.js'
+import type { OrderStore } from './store.js'
+
+const alreadyPaid = (id: number) =>
+  new ApiError(409, 'SUDAH_DIBAYAR', `order ${id} is already paid`, { status: 'LUNAS' })
+
+export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
+  const missing = (id: number) => () => notFound('order', id)
+  return [
+    {
+      method: 'POST',
+      path: '/pesanan',
+      operationId: 'createPesanan',
+      summary: 'Place an order; it starts `MENUNGGU`.',
+      body: { schema: PesananBaru, description: 'The new order.' },
+      onRequest: [requireJsonContentType(supportingErrors)],
+      responses: {
+        201: {
+          description: 'Created.',
+          schema: PesananEnvelope,
+          headers: location('Path of the new order, `/pesanan/<id>`.'),
+        },
+        ...failures.body,
+      },
+      async handler(request, reply) {
+        const order = await store.create(checkNewOrder(sentBody(request)))
+        return reply.code(201).header('location', `/pesanan/${order.id}`).send({ data: order })
+      },
+    },
+    {
+      method: 'GET',
+      path: '/pesanan/{id}',
+      operationId: 'getPesanan',
+      summary: 'Read one order.',
+      parameters: [idParameter('Order')],
+      responses: {
+        200: { description: 'The order.', schema: PesananEnvelope },
+        400: failures.invalidId,
+        404: failures.notFound,
+      },
+      async handler(request) {
+        const id = pathId(request)
+        return { data: orThrow(await store.get(id), missing(id)) }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/pesanan/{id}/bayar',
+      operationId: 'payPesanan',
+      summary: 'Pay an order: `MENUNGGU` becomes `LUNAS`, once.',
+      parameters: [idParameter('Order')],
+      responses: {
+        200: { description: 'Paid; the order is `LUNAS`.', schema: PesananEnvelope },
+        400: failures.invalidId,
+        404: failures.notFound,
+        409: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
+      },
+      async handler(request) {
+        const id = pathId(request)
+        const result = await store.pay(id)
+        if (result.outcome === 'missing') throw missing(id)()
+        if (result.outcome === 'already-paid') throw alreadyPaid(id)
+        return { data: result.order }
+      },
+    },
+  ]
+}

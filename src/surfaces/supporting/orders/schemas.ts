@@ -1,0 +1,21 @@
+import { type Static, Type } from 'typebox'
+
+export const ORDER_STATUSES = ['MENUNGGU', 'LUNAS'] as const
+
+export const Pesanan = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    email: Type.String(),
+    jumlah: Type.Integer({ minimum: 1 }),
+    status: Type.Enum(ORDER_STATUSES, { type: 'string' }),
+  },
+  { description: 'An order: `MENUNGGU` until paid, then `LUNAS` for good.' },
+)
+export type Pesanan = Static<typeof Pesanan>
+
+export const PesananEnvelope = Type.Object({ data: Pesanan })
+
+export const PesananBaru = Type.Object({
+  email: Type.String({ description: 'Contains @.' }),
+  jumlah: Type.Integer({ minimum: 1 }),
+})

@@ -1,0 +1,39 @@
+import { MemoryCollection } from '../../../store/memory-collection.js'
+import type { Pesanan } from './schemas.js'
+
+export type PayResult =
+  | { outcome: 'paid'; order: Pesanan }
+  | { outcome: 'already-paid'; order: Pesanan }
+  | { outcome: 'missing' }
+
+/** Orders and their one transition, `MENUNGGU` to `LUNAS`. */
+export interface OrderStore {
+  get(id: number): Promise<Pesanan | undefined>
+  create(fields: Pick<Pesanan, 'email' | 'jumlah'>): Promise<Pesanan>
+  /**
+   * Marks a waiting order paid, in one indivisible step (a database store does it in one
+   * conditional UPDATE): of concurrent payments of one order, exactly one is `paid`.
+   */
+  pay(id: number): Promise<PayResult>
+}
+
+export class MemoryOrderStore implements OrderStore {
+  readonly #orders = new MemoryCollection<Pesanan>()
+
+  async get(id: number) {
+    return this.#orders.get(id)
+  }
+
+  async create(fields: Pick<Pesanan, 'email' | 'jumlah'>) {
+    return this.#orders.add((id) => ({ id, ...fields, status: 'MENUNGGU' as const }))
+  }
+
+  async pay(id: number): Promise<PayResult> {
+    // No await between the check and the change.
+    const order = this.#orders.get(id)
+    if (order === undefined) return { outcome: 'missing' }
+    if (order.status === 'LUNAS') return { outcome: 'already-paid', order }
+    const paid = this.#orders.change(id, (current) => ({ ...current, status: 'LUNAS' }))
+    return { outcome: 'paid', order: paid as Pesanan }
+  }
+}

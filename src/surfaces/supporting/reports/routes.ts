@@ -1,0 +1,96 @@
+import { readFile } from 'node:fs/promises'
+import { Type } from 'typebox'
+import { ApiError } from '../../../http/errors.js'
+import type { RouteSpec } from '../../../http/route-spec.js'
+import { sendRateLimitHeaders } from '../../../rate-limit/headers.js'
+import type { RateLimiter } from '../../../rate-limit/limiter.js'
+import type { CredentialStore } from '../access/credentials.js'
+import { credentialed, credentialOf, identityOf } from '../access/guard.js'
+import { supportingErrors } from '../errors.js'
+import { e2, failures } from '../responses.js'
+
+export interface ReportRouteOptions {
+  credentials: CredentialStore
+  limiter: RateLimiter
+  /** The text `GET /laporan-penjualan` serves, read on every request. */
+  salesReportFile: string
+}
+
+const Report = Type.Object({ data: Type.String() })
+
+/** The name the RateLimit header fields give the `/laporan` policy. */
+export const LAPORAN_POLICY = 'laporan'
+
+const rateLimited = (seconds: number) =>
+  new ApiError(
+    429,
+    'RATE_LIMIT_EXCEEDED',
+    `too many requests for this API key: retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
+  )
+
+const rateLimitHeaderDocs = {
+  'RateLimit-Policy': {
+    description: '`"laporan";q=<capacity>;w=<seconds to refill an empty bucket>`.',
+    schema: Type.String(),
+  },
+  RateLimit: {
+    description: '`"laporan";r=<whole tokens left>;t=<seconds until the bucket is full>`.',
+    schema: Type.String(),
+  },
+}
+
+export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
+  const { credentials, limiter, salesReportFile } = options
+  const laporan = credentialed(
+    credentials,
+    {
+      method: 'GET',
+      path: '/laporan',
+      operationId: 'getLaporan',
+      summary: 'A report; `X-API-Key` only, rate-limited per key by a token bucket.',
+      responses: {
+        200: { description: 'The report.', schema: Report, headers: rateLimitHeaderDocs },
+        429: {
+          ...e2('The key has no token left (`RATE_LIMIT_EXCEEDED`).'),
+          headers: {
+            'Retry-After': {
+              description: 'Whole seconds until a token is back: ceil((1 - tokens) / refill).',
+              schema: Type.String(),
+            },
+            ...rateLimitHeaderDocs,
+          },
+        },
+      },
+      // The access hook has admitted a known key by now: only those spend tokens.
+      async handler(request, reply) {
+        const decision = await limiter.take(credentialOf(request).ref)
+        sendRateLimitHeaders(reply, LAPORAN_POLICY, limiter.policy, decision)
+        if (!decision.admitted) throw rateLimited(decision.retryAfterSeconds)
+        return { data: `laporan untuk ${identityOf(request).nama}` }
+      },
+    },
+    { apiKeyOnly: true },
+  )
+
+  const salesReport: RouteSpec = {
+    method: 'GET',
+    path: '/laporan-penjualan',
+    operationId: 'getLaporanPenjualan',
+    summary: 'The sales report: the text of the configured file.',
+    responses: {
+      200: { description: 'The file text.', schema: Report },
+      500: failures.internal,
+    },
+    async handler(request) {
+      try {
+        return { data: await readFile(salesReportFile, 'utf8') }
+      } catch (error) {
+        // The path and errno are for the operator; the client gets the generic 500.
+        request.log.error({ err: error }, 'laporan-penjualan: the report file cannot be read')
+        throw supportingErrors.fromFramework({ kind: 'internal' }, request)
+      }
+    },
+  }
+
+  return [laporan, salesReport]
+}

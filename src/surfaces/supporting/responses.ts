@@ -1,0 +1,41 @@
+import { Type } from 'typebox'
+import { E2Body } from '../../http/e2.js'
+import type { ParameterSpec, ResponseSpec } from '../../http/route-spec.js'
+
+/** The documented failures of surface D routes, all in the E2 shape. */
+export const e2 = (description: string): ResponseSpec => ({ description, schema: E2Body })
+
+export const failures = {
+  invalidId: e2('The id is not an integer (`INVALID_ID`).'),
+  notFound: e2('No such resource (`NOT_FOUND`).'),
+  body: {
+    400: e2(
+      'Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`).',
+    ),
+    413: e2('Body over 1 MiB (`BODY_TOO_LARGE`).'),
+    415: e2('Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`).'),
+  },
+  unauthenticated: {
+    description:
+      'No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); ' +
+      '`X-API-Key` missing on `/laporan` (`MISSING_API_KEY`).',
+    schema: E2Body,
+    headers: {
+      'WWW-Authenticate': { description: 'Always `Bearer realm="api"`.', schema: Type.String() },
+    },
+  } satisfies ResponseSpec,
+  forbidden: e2('The role may not call this endpoint, or the document is not yours (`FORBIDDEN`).'),
+  internal: e2('Unexpected failure (`INTERNAL_ERROR`), generic message.'),
+}
+
+export const location = (description: string) => ({
+  Location: { description, schema: Type.String() },
+})
+
+/** A surface D `{id}`: any segment matches the route; one that is not an integer is 400. */
+export const idParameter = (what: string): ParameterSpec => ({
+  name: 'id',
+  in: 'path',
+  description: `${what} id; anything but an integer is 400 \`INVALID_ID\`.`,
+  schema: Type.String(),
+})

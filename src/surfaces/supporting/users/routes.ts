@@ -1,0 +1,80 @@
+import type { UsersVariant } from '../../../config.js'
+import { sentBody } from '../../../http/e2.js'
+import { ApiError, orThrow } from '../../../http/errors.js'
+import { requireJsonContentType } from '../../../http/json-body.js'
+import type { RouteSpec } from '../../../http/route-spec.js'
+import { notFound, pathId, supportingErrors } from '../errors.js'
+import { e2, failures, idParameter, location } from '../responses.js'
+import { hashPassword } from './password.js'
+import { checkNewUser } from './rules.js'
+import { NewUser, User, UserEnvelope, UserList } from './schemas.js'
+import type { UserStore } from './store.js'
+
+export interface UserRouteOptions {
+  store: UserStore
+  variant: UsersVariant
+}
+
+const emailTaken = (email: string) =>
+  new ApiError(409, 'EMAIL_TELAH_DIPAKAI', `email ${JSON.stringify(email)} is already registered`)
+
+/** `/users` in either variant: `enveloped` wraps each user in `{ data }`, `flat` does not. */
+export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
+  const enveloped = variant === 'enveloped'
+  const One = enveloped ? UserEnvelope : User
+  const wrap = (user: User) => (enveloped ? { data: user } : user)
+  return [
+    {
+      method: 'GET',
+      path: '/users',
+      operationId: 'listUsers',
+      summary: 'List users; `meta.page` is always 1.',
+      responses: { 200: { description: 'Every user.', schema: UserList } },
+      async handler() {
+        const data = await store.list()
+        return { data, meta: { page: 1, total: data.length } }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/users',
+      operationId: 'createUser',
+      summary: 'Register a user; the password is kept only as a salted scrypt hash.',
+      body: { schema: NewUser, description: 'The new user.' },
+      onRequest: [requireJsonContentType(supportingErrors)],
+      responses: {
+        201: {
+          description: 'Created.',
+          schema: One,
+          headers: location('Path of the new user, `/users/<id>`.'),
+        },
+        ...failures.body,
+        409: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
+      },
+      async handler(request, reply) {
+        const { password, ...fields } = checkNewUser(sentBody(request), variant)
+        const passwordHash = password === undefined ? undefined : await hashPassword(password)
+        const result = await store.create({ ...fields, ...(passwordHash && { passwordHash }) })
+        if ('emailTaken' in result) throw emailTaken(fields.email)
+        const { user } = result
+        return reply.code(201).header('location', `/users/${user.id}`).send(wrap(user))
+      },
+    },
+    {
+      method: 'GET',
+      path: '/users/{id}',
+      operationId: 'getUser',
+      summary: 'Read one user.',
+      parameters: [idParameter('User')],
+      responses: {
+        200: { description: 'The user.', schema: One },
+        400: failures.invalidId,
+        404: failures.notFound,
+      },
+      async handler(request) {
+        const id = pathId(request)
+        return wrap(orThrow(await store.get(id), () => notFound('user', id)))
+      },
+    },
+  ]
+}

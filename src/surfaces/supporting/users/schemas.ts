@@ -1,0 +1,30 @@
+import { type Static, Type } from 'typebox'
+
+export const User = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1 }),
+    name: Type.String(),
+    email: Type.String(),
+    created_at: Type.String({ format: 'date-time', description: 'RFC 3339, UTC.' }),
+  },
+  { description: 'A user. The password is never part of any representation.' },
+)
+export type User = Static<typeof User>
+
+export const UserEnvelope = Type.Object({ data: User })
+
+export const UserList = Type.Object({
+  data: Type.Array(User),
+  meta: Type.Object({ page: Type.Literal(1), total: Type.Integer({ minimum: 0 }) }),
+})
+
+export const NewUser = Type.Object({
+  name: Type.String({ description: 'Required; trimmed; not empty.' }),
+  email: Type.String({ description: 'Required; contains @; unique ignoring letter case.' }),
+  password: Type.Optional(
+    Type.String({
+      minLength: 8,
+      description: 'Enveloped variant: required, 8 or more characters.',
+    }),
+  ),
+})
