@@ -26,6 +26,7 @@ interface Target {
   expected: number
   method?: 'POST'
   body?: string
+  headers?: Record<string, string>
 }
 
 // Order matters: every POST creates a task, and a write drops the service's cached sorted views,
@@ -49,6 +50,23 @@ const targets: Target[] = [
     method: 'POST',
     body: JSON.stringify({ title: 'Benchmark task', status: 'belum' }),
   },
+  {
+    // Surface D's access path: credential lookup (digest + constant-time compares), role
+    // policy, id, existence, ownership.
+    name: 'GET /dokumen/1 (Bearer)',
+    server: 'service',
+    path: '/dokumen/1',
+    expected: 200,
+    headers: { authorization: 'Bearer demo-budi-token' },
+  },
+  {
+    name: 'POST /pesanan',
+    server: 'service',
+    path: '/pesanan',
+    expected: 201,
+    method: 'POST',
+    body: JSON.stringify({ email: 'bench@contoh.id', jumlah: 1 }),
+  },
 ]
 
 /** Deterministic random numbers (mulberry32), so every run seeds the same titles. */
@@ -67,7 +85,10 @@ const WORDS = (
   'jadwal ulang migrasi indeks cache antrian email notifikasi ekspor impor arsip audit keamanan'
 ).split(' ')
 
-/** Titles of 1 to 8 random words, cut to 80 characters: 3 to 80, in no particular order. */
+/**
+ * Tasks with titles of 1 to 8 random words, cut to 80 characters: 3 to 80, in no particular
+ * order.
+ */
 function seedDocument(count: number): string {
   const next = random(42)
   const pick = () => WORDS[Math.floor(next() * WORDS.length)] ?? 'tugas'
@@ -76,7 +97,10 @@ function seedDocument(count: number): string {
     const title = `${words.join(' ')} ${Math.floor(next() * 1000)}`.slice(0, 80).trim()
     return { title, status: next() < 0.5 ? 'belum' : 'selesai' }
   })
-  return JSON.stringify({ tugas })
+  // The demo credentials and documents, so the surface D target has someone to be.
+  const credentials = { 'demo-budi-token': { nama: 'budi', peran: 'user' } }
+  const dokumen = [{ judul: 'Rencana', pemilik: 'budi' }]
+  return JSON.stringify({ tugas, credentials, dokumen })
 }
 
 /**
@@ -124,11 +148,17 @@ async function stop(child: ChildProcess): Promise<void> {
   clearTimeout(timer)
 }
 
+function headersOf(target: Target): Record<string, string> {
+  const json: Record<string, string> =
+    target.method === undefined ? {} : { 'content-type': 'application/json' }
+  return { ...json, ...target.headers }
+}
+
 function options(url: string, target: Target, duration: number): autocannon.Options {
   const request: autocannon.Options = { url: url + target.path, connections: CONNECTIONS, duration }
+  request.headers = headersOf(target)
   if (target.method !== undefined) {
     request.method = target.method
-    request.headers = { 'content-type': 'application/json' }
     if (target.body !== undefined) request.body = target.body
   }
   return request
@@ -136,11 +166,8 @@ function options(url: string, target: Target, duration: number): autocannon.Opti
 
 /** One request per target before any load: a wrong status fails the run, not the numbers. */
 async function verify(url: string, target: Target): Promise<void> {
-  const init: RequestInit = { method: target.method ?? 'GET' }
-  if (target.method !== undefined) {
-    init.headers = { 'content-type': 'application/json' }
-    if (target.body !== undefined) init.body = target.body
-  }
+  const init: RequestInit = { method: target.method ?? 'GET', headers: headersOf(target) }
+  if (target.body !== undefined) init.body = target.body
   const response = await fetch(url + target.path, init)
   const text = await response.text()
   if (response.status !== target.expected) {
