@@ -8,8 +8,8 @@ import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
 import type { Stores } from './stores.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactSurface } from './surfaces/compact/index.js'
-import { openApiDocument } from './surfaces/openapi/document.js'
 import { openApiSurface } from './surfaces/openapi/index.js'
+import { serviceDocument } from './surfaces/openapi/service.js'
 import {
   supportingBadUrl,
   supportingRoutes,
@@ -17,9 +17,7 @@ import {
 } from './surfaces/supporting/index.js'
 import { todosSurface } from './surfaces/todos/index.js'
 import { e1 } from './surfaces/tugas/errors.js'
-import { tugasSurface } from './surfaces/tugas/index.js'
-import { tugasRoutes } from './surfaces/tugas/routes.js'
-import { components } from './surfaces/tugas/schemas.js'
+import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -30,6 +28,8 @@ export interface AppOptions {
   limiter?: RateLimiter
   /** Pino options or a destination; defaults to JSON on stdout at the configured level. */
   logger?: FastifyServerOptions['logger']
+  /** The wall clock (products v1 sunset); the real one when left out. */
+  now?: () => Date
 }
 
 /** A client's X-Request-Id is echoed when it is a sane token; anything else gets a fresh id. */
@@ -47,7 +47,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...stores,
     limiter,
     usersVariant: config.usersVariant,
+    produkVersioning: config.produkVersioning,
+    produkV1Sunset: config.produkV1Sunset,
     salesReportFile: config.laporanPenjualanFile,
+    ...(options.now && { now: options.now }),
+  })
+  const surfaceA = tugasRouteTable({
+    store: stores.tugas,
+    batasDefault: config.tugasBatasDefault,
+    versioning: config.tugasVersioning,
   })
   const supportingBadUrlAnswer = supportingBadUrl(surfaceD)
 
@@ -79,14 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Whatever no surface claims is surface A's 404, whatever the body.
   useErrorShape(app, e1)
 
-  if (config.tugasVersioning !== 'none') {
-    app.log.warn(
-      `TUGAS_VERSIONING=${config.tugasVersioning} is not built yet: GET /tugas answers as in "none"`,
-    )
-  }
-
-  const surfaceA = { store: stores.tugas, batasDefault: config.tugasBatasDefault }
-  await app.register(tugasSurface, { ...surfaceA, bases: ['', '/v1'] })
+  await app.register(tugasSurface, { table: surfaceA })
   await app.register(compactSurface, { prefix: '/api', store: stores.compact })
   await app.register(todosSurface, {
     prefix: '/todos',
@@ -95,15 +96,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   await app.register(supportingSurface, { routes: surfaceD })
 
-  const document = openApiDocument({
-    info: {
-      title: 'tugas: Task API',
-      version: '1.0.0',
-      description: 'Surface A of the Task Management Service: tasks and their comments.',
-    },
-    servers: [{ url: '/v1' }],
-    routes: tugasRoutes({ ...surfaceA, base: '' }),
-    components,
+  const document = serviceDocument(config, {
+    atServer: surfaceA.documented,
+    atRoot: [...surfaceA.documentedAtRoot, ...surfaceD],
   })
   await app.register(openApiSurface, { document })
 

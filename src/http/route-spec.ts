@@ -34,9 +34,18 @@ export interface RouteSpec {
   path: string
   operationId: string
   summary: string
+  /** Longer prose for the published description, where the summary is not enough. */
+  description?: string
   parameters?: ParameterSpec[]
   body?: { schema: TSchema; description: string }
   responses: Record<number, ResponseSpec>
+  /**
+   * Where the operation is served, when not at every server of the document (OpenAPI
+   * operation-level `servers`), e.g. `['/']` for a path outside the document's `/v1` prefix.
+   */
+  servers?: string[]
+  /** Credentials the operation takes, by security scheme name (OpenAPI `security`). */
+  security?: string[]
   /** Checks that run before the body is read (credentials, role policy, content type, id). */
   onRequest?: onRequestAsyncHookHandler[]
   handler: RouteHandlerMethod

@@ -7,9 +7,11 @@ export interface DocumentOptions {
   routes: RouteSpec[]
   /** Named schemas; wherever a route uses one of these objects, the document says `$ref`. */
   components: Record<string, TSchema>
+  /** Security schemes by name; a route's `security` lists the names it accepts (any one). */
+  securitySchemes?: Record<string, Json>
 }
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 /**
  * Builds an OpenAPI 3.1.0 document from the same route table and schema objects that Fastify
@@ -52,6 +54,9 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     const operation: Record<string, Json> = {
       operationId: route.operationId,
       summary: route.summary,
+      ...(route.description && { description: route.description }),
+      ...(route.servers && { servers: route.servers.map((url) => ({ url })) }),
+      ...(route.security && { security: route.security.map((name) => ({ [name]: [] })) }),
       ...(route.parameters && {
         parameters: route.parameters.map((parameter) => ({
           name: parameter.name,
@@ -82,6 +87,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       schemas: Object.fromEntries(
         Object.entries(options.components).map(([name, schema]) => [name, toJson(schema, schema)]),
       ),
+      ...(options.securitySchemes && { securitySchemes: options.securitySchemes }),
     },
   }
 }

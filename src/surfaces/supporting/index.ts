@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
-import type { UsersVariant } from '../../config.js'
+import type { ProdukVersioning, UsersVariant } from '../../config.js'
 import { ApiError, useErrorShape } from '../../http/errors.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
 import { allowHeader, answerOtherMethods } from '../../http/method-not-allowed.js'
@@ -26,16 +26,28 @@ export interface SupportingOptions {
   credentials: CredentialStore
   limiter: RateLimiter
   usersVariant: UsersVariant
+  produkVersioning: ProdukVersioning
+  produkV1Sunset: Date
   salesReportFile: string
+  /** The wall clock, for the products v1 sunset; injectable for tests. */
+  now?: () => Date
 }
 
-/** Every operation of surface D, described once: registered, serialized and documented from here. */
+/**
+ * Every operation of surface D, described once: registered, serialized and documented from
+ * here. All of them live at the service root, outside the document's `/v1` server.
+ */
 export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
   const { credentials } = options
-  return [
+  const routes = [
     ...userRoutes({ store: options.users, variant: options.usersVariant }),
     ...orderRoutes({ store: options.orders }),
-    ...productRoutes({ store: options.products }),
+    ...productRoutes({
+      store: options.products,
+      versioning: options.produkVersioning,
+      sunset: options.produkV1Sunset,
+      ...(options.now && { now: options.now }),
+    }),
     ...documentRoutes({ store: options.documents, credentials }),
     ...identityRoutes({ credentials }),
     ...reportRoutes({
@@ -44,6 +56,7 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
       salesReportFile: options.salesReportFile,
     }),
   ]
+  return routes.map((route) => ({ ...route, servers: ['/'] }))
 }
 
 /** The methods served on each path template of `routes`, in Fastify's path syntax. */

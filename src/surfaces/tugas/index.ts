@@ -1,26 +1,73 @@
 import type { FastifyInstance } from 'fastify'
+import type { TugasVersioning } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
 import { acceptJsonBodies } from '../../http/json-body.js'
-import { registerRoutes } from '../../http/route-spec.js'
+import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import { e1 } from './errors.js'
+import { acceptList, part1List, unversionedList, v1List, v2List } from './list-routes.js'
 import { tugasRoutes } from './routes.js'
 import type { TugasStore } from './store.js'
 
-export interface TugasSurfaceOptions {
+export interface TugasOptions {
   store: TugasStore
   batasDefault: number
-  /** Every prefix surface A is served under, e.g. `['', '/v1']`; all share one store. */
-  bases: string[]
+  versioning: TugasVersioning
+}
+
+/** What surface A serves: the routes at each base, and which of them the document describes. */
+export interface TugasRouteTable {
+  /** Routes by the prefix they are served under. */
+  served: { base: string; routes: RouteSpec[] }[]
+  /** Described relative to the document's server `/v1`. */
+  documented: RouteSpec[]
+  /** Described at their own absolute paths (`/v2/tugas`). */
+  documentedAtRoot: RouteSpec[]
 }
 
 /**
- * Surface A: `/tugas`, its comments, and the same under `/v1`. Not-found answers come from the
- * root context, which also speaks E1 (an unknown path anywhere is surface A's 404).
+ * Surface A at `''` and `/v1` (decisions.md 3) with `GET /tugas` in the form `versioning`
+ * asks for, plus `GET /v2/tugas` in every mode:
+ * - `none`: Part 1's list at both bases;
+ * - `path`: `GET /tugas` is the 404 pointing to the versions, `GET /v1/tugas` the v1 form;
+ * - `header`: `GET /tugas` (and its `/v1` alias, same handler) chooses by `Accept`.
  */
-export async function tugasSurface(instance: FastifyInstance, options: TugasSurfaceOptions) {
+export function tugasRouteTable({
+  store,
+  batasDefault,
+  versioning,
+}: TugasOptions): TugasRouteTable {
+  const listAt = (base: string): RouteSpec => {
+    switch (versioning) {
+      case 'none':
+        return part1List(store, batasDefault)
+      case 'path':
+        // Only /v1/tugas answers the v1 form, so the document says so for this operation.
+        return base === '' ? unversionedList() : { ...v1List(store), servers: ['/v1'] }
+      case 'header':
+        return acceptList(store)
+    }
+  }
+  const atV1 = tugasRoutes({ store, base: '/v1', list: listAt('/v1') })
+  const v2 = [v2List(store)]
+  return {
+    served: [
+      { base: '', routes: [...tugasRoutes({ store, base: '', list: listAt('') }), ...v2] },
+      { base: '/v1', routes: atV1 },
+    ],
+    documented: atV1,
+    documentedAtRoot: v2,
+  }
+}
+
+/**
+ * Surface A's plugin. Not-found answers come from the root context, which also speaks E1 (an
+ * unknown path anywhere is surface A's 404).
+ */
+export async function tugasSurface(
+  instance: FastifyInstance,
+  { table }: { table: TugasRouteTable },
+) {
   acceptJsonBodies(instance)
   useErrorShape(instance, e1, { notFound: false })
-  for (const base of options.bases) {
-    registerRoutes(instance, tugasRoutes({ ...options, base }), base)
-  }
+  for (const { base, routes } of table.served) registerRoutes(instance, routes, base)
 }

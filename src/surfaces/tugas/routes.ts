@@ -25,9 +25,10 @@ import type { TugasStore } from './store.js'
 
 export interface TugasRouteOptions {
   store: TugasStore
-  batasDefault: number
   /** Path prefix the routes are served under (`''` or `/v1`); Location headers keep it. */
   base: string
+  /** `GET /tugas` at this base: Part 1's list, or a versioned form (list-routes.ts). */
+  list: RouteSpec
 }
 
 const idParameter = (name: string, description: string): ParameterSpec => ({
@@ -65,7 +66,7 @@ function orTaskNotFound<T>(found: T | undefined, raw: string): T {
   return orThrow(found, () => taskNotFound(raw))
 }
 
-export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): RouteSpec[] {
+export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec[] {
   const listPath = `${base}/tugas`
 
   function created(reply: FastifyReply, path: string) {
@@ -73,66 +74,7 @@ export function tugasRoutes({ store, batasDefault, base }: TugasRouteOptions): R
   }
 
   return [
-    {
-      method: 'GET',
-      path: '/tugas',
-      operationId: 'listTugas',
-      summary: 'List tasks: a flat array, or a page envelope when any list parameter is present.',
-      parameters: [
-        {
-          name: 'halaman',
-          in: 'query',
-          description: 'Page number, default 1.',
-          schema: Type.Integer({ minimum: 1, default: 1 }),
-        },
-        {
-          name: 'batas',
-          in: 'query',
-          description: `Page size, default ${batasDefault}.`,
-          schema: Type.Integer({ minimum: 1, maximum: BATAS_MAX, default: batasDefault }),
-        },
-        {
-          name: 'status',
-          in: 'query',
-          description: 'Keep only tasks with this status.',
-          schema: Type.Enum(TUGAS_STATUSES, { type: 'string' }),
-        },
-        {
-          name: 'urut',
-          in: 'query',
-          description: 'Sort column; a leading `-` sorts descending. Ties keep ascending id order.',
-          schema: Type.Enum(
-            SORT_FIELDS.flatMap((name) => [name, `-${name}`]),
-            { type: 'string', default: 'id' },
-          ),
-        },
-      ],
-      responses: {
-        200: {
-          description: 'Flat array without list parameters; `{ data, meta }` with any of them.',
-          schema: Type.Union([TugasList, TugasPage]),
-        },
-        422: invalid,
-        500: internal,
-      },
-      async handler(request, reply) {
-        const query = request.query as Record<string, unknown>
-        // One route, two forms: each reply is serialized with its own form's schema.
-        if (!wantsPage(query)) {
-          return serializeWith(reply, TugasList).send(await store.all())
-        }
-        const checked = checkPageQuery(query, batasDefault)
-        if (!checked.ok) throw invalidQuery(checked.violations)
-        const { halaman, batas, status, sort, descending } = checked.value
-        const offset = (halaman - 1) * batas
-        const page = await store.query({ status, sort, descending, offset, limit: batas })
-        const totalHalaman = Math.max(1, Math.ceil(page.total / batas))
-        return serializeWith(reply, TugasPage).send({
-          data: page.items,
-          meta: { halaman, batas, total: page.total, totalHalaman },
-        })
-      },
-    },
+    list,
     {
       method: 'POST',
       path: '/tugas',

@@ -40,6 +40,13 @@ export const Meta = Type.Object({
 })
 
 export const TugasList = Type.Array(Tugas)
+
+/** Version 1 of the list item: exactly `{ id, nama }`, `nama` being the title. */
+export const TugasV1 = Type.Object(
+  { id: Type.Integer({ minimum: 1 }), nama: Type.String() },
+  { additionalProperties: false, description: 'A task in version 1: `nama` is the title.' },
+)
+export const TugasV1List = Type.Array(TugasV1)
 export const TugasPage = Type.Object({ data: Type.Array(Tugas), meta: Meta })
 
 export const Komentar = Type.Object(
@@ -69,6 +76,7 @@ export const components = {
   TugasBaru,
   TugasPatch,
   TugasPage,
+  TugasV1,
   Meta,
   Komentar,
   KomentarBaru,

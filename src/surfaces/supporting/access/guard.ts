@@ -104,6 +104,7 @@ export function credentialed(
   return {
     ...route,
     onRequest: [accessHook(store, endpoint, options), ...(route.onRequest ?? [])],
+    security: options.apiKeyOnly ? ['apiKey'] : ['bearer', 'apiKey'],
     responses: { ...route.responses, 401: failures.unauthenticated, 403: failures.forbidden },
   }
 }

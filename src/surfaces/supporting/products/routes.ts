@@ -1,21 +1,141 @@
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { orThrow } from '../../../http/errors.js'
-import type { RouteSpec } from '../../../http/route-spec.js'
+import type { ProdukVersioning } from '../../../config.js'
+import { acceptHeader, parseAccept } from '../../../http/accept.js'
+import { markApiVersion } from '../../../http/api-version.js'
+import { ApiError, orThrow } from '../../../http/errors.js'
+import { type ResponseSpec, type RouteSpec, serializeWith } from '../../../http/route-spec.js'
 import { notFound, pathId } from '../errors.js'
-import { failures, idParameter } from '../responses.js'
-import { Produk } from './schemas.js'
+import { e2, failures, idParameter } from '../responses.js'
+import { Produk, ProdukV1List, ProdukV2 } from './schemas.js'
 import type { ProductStore } from './store.js'
 
-export function productRoutes({ store }: { store: ProductStore }): RouteSpec[] {
+export interface ProductRouteOptions {
+  store: ProductStore
+  versioning: ProdukVersioning
+  /** When version 1 retires: from then on every v1 answer is 410. */
+  sunset: Date
+  /** The wall clock (the sunset is a calendar instant); injectable for tests. */
+  now?: () => Date
+}
+
+/** When products v1 was deprecated: the release that published v2. */
+export const PRODUK_V1_DEPRECATED_AT = new Date('2026-11-23T00:00:00Z')
+
+export const V1_SUCCESSOR = '/v2/produk'
+
+const retired = (sunset: Date) =>
+  new ApiError(
+    410,
+    'VERSION_RETIRED',
+    `products version 1 was retired on ${sunset.toUTCString()}: use ${V1_SUCCESSOR}`,
+  )
+
+/**
+ * The `version` parameter of `Accept` (`application/json;version=2`): the value of the first
+ * acceptable media range that has one, trimmed. `2` selects version 2; anything else, or none,
+ * version 1 (Part 2, Products).
+ */
+export function requestedVersion(accept: string | undefined): 'v1' | 'v2' {
+  const range = parseAccept(accept).find(
+    (candidate) => candidate.q > 0 && Object.hasOwn(candidate.parameters, 'version'),
+  )
+  return range?.parameters.version?.trim() === '2' ? 'v2' : 'v1'
+}
+
+const deprecationHeaders = {
+  Sunset: {
+    description: 'When version 1 retires, as an HTTP date (IMF-fixdate, GMT).',
+    schema: Type.String(),
+  },
+  Deprecation: {
+    description: 'Version 1 is deprecated (RFC 9745: `@` and the Unix time it was).',
+    schema: Type.String(),
+  },
+  Link: {
+    description: 'The successor: `</v2/produk>; rel="successor-version"`.',
+    schema: Type.String(),
+  },
+}
+
+export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
+  const { store, versioning, sunset, now = () => new Date() } = options
+  const deprecatedAt = Math.min(PRODUK_V1_DEPRECATED_AT.getTime(), sunset.getTime())
+
+  /** Version 1, deprecated: its headers on every answer, and 410 from the sunset on. */
+  async function sendV1(request: FastifyRequest, reply: FastifyReply) {
+    markApiVersion(request, 'produk v1')
+    reply.headers({
+      sunset: sunset.toUTCString(),
+      deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
+      link: `<${V1_SUCCESSOR}>; rel="successor-version"`,
+    })
+    if (now().getTime() >= sunset.getTime()) throw retired(sunset)
+    const items = (await store.list()).map(({ id, nama }) => ({ id, nama }))
+    return serializeWith(reply, ProdukV1List).send(items)
+  }
+
+  async function sendV2(request: FastifyRequest, reply: FastifyReply) {
+    markApiVersion(request, 'produk v2')
+    const data = (await store.list()).map(({ id, nama, harga }) => ({ id, nama, harga }))
+    return serializeWith(reply, ProdukV2).send({ data, meta: { versi: '2', jumlah: data.length } })
+  }
+
+  const v1Response: ResponseSpec = {
+    description: 'Version 1 (deprecated): a flat array of `{ id, nama }`.',
+    schema: ProdukV1List,
+    headers: deprecationHeaders,
+  }
+  const v2Response: ResponseSpec = {
+    description: 'Version 2: `{ data: [{ id, nama, harga }], meta: { versi: "2", jumlah } }`.',
+    schema: ProdukV2,
+  }
+  const gone: ResponseSpec = {
+    ...e2(`Version 1 is retired (\`VERSION_RETIRED\`), from ${sunset.toUTCString()} on.`),
+    headers: deprecationHeaders,
+  }
+
+  const list: RouteSpec =
+    versioning === 'header'
+      ? {
+          method: 'GET',
+          path: '/produk',
+          operationId: 'listProdukByAccept',
+          summary: 'Products; the `version` parameter of `Accept` picks the version (2, else 1).',
+          description:
+            'The `version` parameter of `Accept` (`application/json;version=2`), trimmed, picks the version: `2` gives version 2, any other value or none version 1 (deprecated: `Sunset`, `Deprecation`, `Link`; 410 from the sunset on). Every answer carries `Vary: Accept`.',
+          responses: {
+            200: {
+              description: 'Version 1 `[{ id, nama }]` (with `Sunset`) or version 2, by `Accept`.',
+              schema: Type.Union([ProdukV1List, ProdukV2]),
+              headers: {
+                ...deprecationHeaders,
+                Vary: { description: 'Always `Accept`.', schema: Type.String() },
+              },
+            },
+            410: gone,
+          },
+          async handler(request, reply) {
+            reply.header('vary', 'Accept')
+            return requestedVersion(acceptHeader(request.headers.accept)) === 'v2'
+              ? sendV2(request, reply)
+              : sendV1(request, reply)
+          },
+        }
+      : {
+          method: 'GET',
+          path: '/produk',
+          operationId: 'listProduk',
+          summary: 'Every product, as a flat array.',
+          responses: { 200: { description: 'The products.', schema: Type.Array(Produk) } },
+          async handler(request) {
+            markApiVersion(request, 'produk unversioned')
+            return store.list()
+          },
+        }
+
   return [
-    {
-      method: 'GET',
-      path: '/produk',
-      operationId: 'listProduk',
-      summary: 'Every product, as a flat array.',
-      responses: { 200: { description: 'The products.', schema: Type.Array(Produk) } },
-      handler: async () => store.list(),
-    },
+    list,
     {
       method: 'GET',
       path: '/produk/{id}',
@@ -31,6 +151,22 @@ export function productRoutes({ store }: { store: ProductStore }): RouteSpec[] {
         const id = pathId(request)
         return orThrow(await store.get(id), () => notFound('product', id))
       },
+    },
+    {
+      method: 'GET',
+      path: '/v1/produk',
+      operationId: 'listProdukV1',
+      summary: 'Products, version 1 (deprecated, see `Sunset`): `[{ id, nama }]`.',
+      responses: { 200: v1Response, 410: gone },
+      handler: sendV1,
+    },
+    {
+      method: 'GET',
+      path: '/v2/produk',
+      operationId: 'listProdukV2',
+      summary: 'Products, version 2: `{ data: [{ id, nama, harga }], meta: { versi, jumlah } }`.',
+      responses: { 200: v2Response },
+      handler: sendV2,
     },
   ]
 }
