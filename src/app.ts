@@ -59,10 +59,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
   const supportingBadUrlAnswer = supportingBadUrl(surfaceD)
 
+  const requestLog = new RequestLog()
   const app = Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
-    logController: new RequestLog(),
+    logController: requestLog,
     requestIdHeader: false,
     genReqId(request) {
       const sent = request.headers['x-request-id']
@@ -73,6 +74,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // A URL the router cannot decode: surface D answers its paths as for a bad id; anywhere
     // else it names no endpoint, the 404 of the surface owning the path.
     async frameworkErrors(_error, request, reply) {
+      // Fastify writes no completion line for these requests: one line per request all the same.
+      reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply))
       reply.header('x-request-id', request.id)
       if (await supportingBadUrlAnswer(app, request, reply)) return
       const shape = request.url.startsWith('/api/') ? compactErrors : e1

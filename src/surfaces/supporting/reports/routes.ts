@@ -86,7 +86,10 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
         return { data: await readFile(salesReportFile, 'utf8') }
       } catch (error) {
         // The path and errno are for the operator; the client gets the generic 500.
-        request.log.error({ err: error }, 'laporan-penjualan: the report file cannot be read')
+        request.log.error(
+          { err: error, file: salesReportFile },
+          'laporan-penjualan: the report file cannot be read',
+        )
         throw supportingErrors.fromFramework({ kind: 'internal' }, request)
       }
     },
