@@ -191,19 +191,3 @@ describe('request ids and logs', () => {
     assert.equal(perRequest.length, 3, 'exactly one line per request at info level')
   })
 })
-
-describe('settings not built yet', () => {
-  test('TUGAS_VERSIONING other than none is not a silent fallback: start-up warns', async () => {
-    const logs: Record<string, unknown>[] = []
-    await testApp({ config: { tugasVersioning: 'path' }, logs })
-    assert.ok(
-      logs.some(
-        (line) =>
-          line.level === 40 && /TUGAS_VERSIONING=path is not built yet/.test(String(line.msg)),
-      ),
-    )
-    const quiet: Record<string, unknown>[] = []
-    await testApp({ logs: quiet })
-    assert.equal(quiet.filter((line) => line.level === 40).length, 0)
-  })
-})

@@ -90,12 +90,7 @@ export function conformanceChecker(
   const paths = child(document, 'paths')
   if (!isObject(paths)) throw new TypeError('the OpenAPI document has no paths object')
   const templates = compileTemplates(paths)
-  const prefixes = (Array.isArray(document.servers) ? document.servers : [])
-    .map((server) => child(server, 'url'))
-    .filter((url): url is string => typeof url === 'string' && url.startsWith('/'))
-    .map((url) => url.replace(/\/+$/, ''))
-    .filter((url) => url !== '')
-
+  const documentPrefixes = prefixesOf(document.servers) ?? [[]]
   let ajv: Ajv2020 | undefined
   const validators = new Map<string, ValidateFunction>()
 
@@ -116,39 +111,42 @@ export function conformanceChecker(
   }
 
   /**
-   * The decoded segments of the path relative to the document (the server prefix stripped), or
-   * undefined when a segment cannot be decoded. Segments are decoded one by one, as the router
-   * does: `%2F` stays inside its segment.
+   * Where an operation is served: its own `servers`, else its path item's, else the document's
+   * (whose paths the service also serves without the prefix: surface A at the root).
    */
-  function segmentsOf(url: string): string[] | undefined {
-    const path = url.replace(/[?#].*$/s, '')
-    if (!path.startsWith('/')) return undefined
-    let segments: string[]
-    try {
-      segments = path.split('/').slice(1).map(decodeURIComponent)
-    } catch {
-      return undefined
-    }
-    for (const prefix of prefixes) {
-      const head = prefix.split('/').slice(1)
-      if (head.every((segment, i) => segments[i] === segment)) return segments.slice(head.length)
-    }
-    return segments
+  function prefixesFor(item: Json, operation: Json): string[][] {
+    return (
+      prefixesOf(child(operation, 'servers')) ??
+      prefixesOf(child(item, 'servers')) ?? [...documentPrefixes, []]
+    )
   }
 
-  function match(url: string): CompiledTemplate | undefined {
-    const segments = segmentsOf(url)
-    if (segments === undefined) return undefined
-    return templates.find(
-      (template) =>
-        template.segments.length === segments.length &&
-        template.segments.every((expected, i) => {
-          const actual = segments[i] ?? ''
-          return 'literal' in expected
-            ? expected.literal === actual
-            : actual !== '' && expected.pattern.test(actual)
-        }),
-    )
+  /**
+   * The documented operation answering `method` at `url`; or, when the path is documented but
+   * not for that method, the methods that are; undefined when nothing documented matches.
+   */
+  function match(
+    segments: string[],
+    method: string,
+  ):
+    | { template: CompiledTemplate; operation: Json }
+    | { template: CompiledTemplate; allowed: string[] }
+    | undefined {
+    let other: { template: CompiledTemplate; allowed: string[] } | undefined
+    for (const template of templates) {
+      for (const name of METHODS) {
+        const operation = child(template.item, name)
+        if (!isObject(operation)) continue
+        const served = prefixesFor(template.item, operation).some((prefix) =>
+          fits(template, segments, prefix),
+        )
+        if (!served) continue
+        if (name === method.toLowerCase()) return { template, operation }
+        other ??= { template, allowed: [] }
+        other.allowed.push(name.toUpperCase())
+      }
+    }
+    return other
   }
 
   return (request, response) => {
@@ -175,17 +173,11 @@ export function conformanceChecker(
       }
     }
 
-    const template = match(request.url)
-    const operation = template && child(template.item, method.toLowerCase())
-    if (template === undefined || !isObject(operation)) {
-      // Nothing documented answers this: the service's generic E1 404.
-      if (statusCode !== 404) {
-        fail(
-          `the operation is not documented, so 404 TIDAK_ADA was expected${
-            template ? ` (${template.path} has no ${method})` : ''
-          }`,
-        )
-      }
+    const segments = segmentsOf(request.url)
+    // A URL the router cannot decode matches no template; the rule tests cover its answer.
+    if (segments === undefined) return
+    const found = match(segments, method)
+    const expectServiceNotFound = () => {
       const parsed = parseJson()
       const error = child(parsed, 'error')
       if (!isObject(parsed) || Object.keys(parsed).join() !== 'error' || !isObject(error)) {
@@ -194,9 +186,31 @@ export function conformanceChecker(
       if (child(error, 'kode') !== 'TIDAK_ADA') fail('error.kode is not TIDAK_ADA')
       if (typeof child(error, 'pesan') !== 'string') fail('error.pesan is not a string')
       if (child(error, 'detail') !== undefined) fail('a 404 carries error.detail')
+    }
+    if (found === undefined) {
+      // Nothing documented answers this: the service's generic E1 404.
+      if (statusCode !== 404) fail('the operation is not documented, so 404 TIDAK_ADA was expected')
+      return expectServiceNotFound()
+    }
+    if ('allowed' in found) {
+      // A documented path, another method: 405 with Allow naming the documented methods (the
+      // surfaces that have a 405), or the service's generic 404 (surface A).
+      const { allowed } = found
+      if (statusCode === 404) return expectServiceNotFound()
+      if (statusCode !== 405) {
+        fail(`${found.template.path} has no ${method}: 405 or 404 was expected`)
+      }
+      const expected = new Set(allowed)
+      if (expected.has('GET')) expected.add('HEAD')
+      const allow = String(headers.allow ?? '')
+        .split(',')
+        .map((name) => name.trim())
+      if (allow.sort().join() !== [...expected].sort().join()) {
+        fail(`Allow ${JSON.stringify(headers.allow)} is not ${[...expected].sort().join(', ')}`)
+      }
       return
     }
-
+    const { template, operation } = found
     const where = `${method.toLowerCase()} ${template.path}`
     const responses = child(operation, 'responses')
     const status = String(statusCode)
@@ -244,4 +258,37 @@ export function conformanceChecker(
       fail(`the body does not match the ${where} ${key} schema: ${errors}`)
     }
   }
+}
+
+/** The path prefixes of a `servers` list, as segments (`/v1` is `['v1']`, `/` is `[]`). */
+function prefixesOf(servers: unknown): string[][] | undefined {
+  if (!Array.isArray(servers)) return undefined
+  return servers
+    .map((server) => child(server, 'url'))
+    .filter((url): url is string => typeof url === 'string' && url.startsWith('/'))
+    .map((url) => url.split('/').filter((segment) => segment !== ''))
+}
+
+/** The decoded segments of a URL's path, or undefined when a segment cannot be decoded. */
+function segmentsOf(url: string): string[] | undefined {
+  const path = url.replace(/[?#].*$/s, '')
+  if (!path.startsWith('/')) return undefined
+  try {
+    // Segment by segment, as the router does: `%2F` stays inside its segment.
+    return path.split('/').slice(1).map(decodeURIComponent)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `segments` are `prefix` followed by the template's segments. */
+function fits(template: CompiledTemplate, segments: string[], prefix: string[]): boolean {
+  if (segments.length !== prefix.length + template.segments.length) return false
+  if (!prefix.every((segment, i) => segments[i] === segment)) return false
+  return template.segments.every((expected, i) => {
+    const actual = segments[prefix.length + i] ?? ''
+    return 'literal' in expected
+      ? expected.literal === actual
+      : actual !== '' && expected.pattern.test(actual)
+  })
 }

@@ -144,7 +144,8 @@ describe('GET /openapi.json', () => {
         assert.ok(Object.hasOwn(headers, 'Location'), `${method} ${path} 201 has no Location`)
       }
     }
-    assert.equal(created, 2)
+    // POST /tugas, POST /tugas/{id}/komentar, POST /users, POST /pesanan.
+    assert.equal(created, 4)
   })
 
   test('the id parameters are integers', () => {
@@ -259,13 +260,36 @@ describe('the conformance checker', () => {
     rejects('DELETE', '/tugas/1', reply(204, 'x', {}), /body is not empty/)
   })
 
+  test('an operation with its own servers matches only there', () => {
+    // Surface D is documented at the root (servers: /), not under the /v1 prefix.
+    check({ method: 'GET', url: '/produk/1' }, reply(200, { id: 1, nama: 'B', harga: 1, stok: 1 }))
+    check({ method: 'GET', url: '/v1/users' }, reply(404, notFound))
+    rejects(
+      'GET',
+      '/v1/users',
+      reply(200, { data: [], meta: { page: 1, total: 0 } }),
+      /not documented/,
+    )
+  })
+
+  test('another method on a documented path: 405 with the documented methods in Allow, or the E1 404', () => {
+    check(
+      { method: 'PUT', url: '/users/1' },
+      reply(405, {}, { ...jsonHeaders, allow: 'GET, HEAD' }),
+    )
+    check({ method: 'PUT', url: '/tugas/1' }, reply(404, notFound))
+    rejects('PUT', '/users/1', reply(405, {}, { ...jsonHeaders, allow: 'GET' }), /Allow/)
+    rejects('PUT', '/users/1', reply(405, {}, { ...jsonHeaders, allow: 'GET, HEAD, PUT' }), /Allow/)
+    rejects('PUT', '/users/1', reply(200, {}), /405 or 404 was expected/)
+  })
+
   test('fails an undocumented path or method that is not the E1 404', () => {
     rejects('GET', '/tugas/abc', reply(200, task), /not documented/)
     rejects('GET', '/tugas%2F1', reply(200, task), /not documented/)
     rejects('GET', '/tugas/1.5', reply(200, task), /not documented/)
     rejects('GET', '/nope', reply(404, { error: 'not found' }), /E1/)
     rejects('GET', '/nope', reply(404, { error: { kode: 'X', pesan: 'p' } }), /TIDAK_ADA/)
-    rejects('OPTIONS', '/tugas', reply(204, '', {}), /not documented/)
+    rejects('OPTIONS', '/tugas', reply(204, '', {}), /405 or 404 was expected/)
     rejects('GET', '/v1/openapi.json', reply(200, { openapi: '3.1.0' }), /not documented/)
   })
 })
