@@ -1,26 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { orThrow } from '../../http/errors.js'
-import {
-  type ParameterSpec,
-  type ResponseSpec,
-  type RouteSpec,
-  serializeWith,
-} from '../../http/route-spec.js'
-import { commentNotFound, invalidBody, invalidQuery, taskNotFound } from './errors.js'
-import { BATAS_MAX, checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
+import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
+import { commentNotFound, invalidBody, taskNotFound } from './errors.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
-import {
-  ErrorBody,
-  Komentar,
-  KomentarBaru,
-  TUGAS_STATUSES,
-  Tugas,
-  TugasBaru,
-  TugasList,
-  TugasPage,
-  TugasPatch,
-} from './schemas.js'
+import { ErrorBody, Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
 import type { TugasStore } from './store.js'
 
 export interface TugasRouteOptions {
