@@ -1,8 +1,6 @@
 import { Type } from 'typebox'
-import { orThrow } from '../../../http/errors.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import { notFound, pathId } from '../errors.js'
-import { failures, idParameter } from '../responses.js'
+import { readOne } from '../read-one.js'
 import { Produk } from './schemas.js'
 import type { ProductStore } from './store.js'
 
@@ -16,21 +14,12 @@ export function productRoutes({ store }: { store: ProductStore }): RouteSpec[] {
       responses: { 200: { description: 'The products.', schema: Type.Array(Produk) } },
       handler: async () => store.list(),
     },
-    {
-      method: 'GET',
+    readOne({
       path: '/produk/{id}',
       operationId: 'getProduk',
-      summary: 'Read one product.',
-      parameters: [idParameter('Product')],
-      responses: {
-        200: { description: 'The product.', schema: Produk },
-        400: failures.invalidId,
-        404: failures.notFound,
-      },
-      async handler(request) {
-        const id = pathId(request)
-        return orThrow(await store.get(id), () => notFound('product', id))
-      },
-    },
+      what: 'product',
+      schema: Produk,
+      find: (id) => store.get(id),
+    }),
   ]
 }
