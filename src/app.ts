@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { METHODS } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 import { useErrorShape } from './http/errors.js'
@@ -82,6 +83,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request))
     },
   })
+
+  // Every method Node parses gets routed, so that a known path answers its surface's 405 for
+  // PROPFIND or QUERY as for PUT. None of them takes a body here (QUERY would otherwise be
+  // refused for a missing Content-Type before any route ran). CONNECT never reaches a router.
+  for (const method of METHODS) {
+    if (method === 'CONNECT') continue
+    if (method === 'QUERY' || !app.supportedMethods.includes(method)) {
+      app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
+    }
+  }
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)

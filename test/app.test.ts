@@ -36,6 +36,29 @@ describe('fallbacks (decisions.md section 2)', () => {
     }
   })
 
+  test('methods beyond the usual ones (PROPFIND, QUERY, SEARCH...) get each surface its answer', async () => {
+    const app = await testApp()
+    for (const method of ['PROPFIND', 'QUERY', 'SEARCH', 'MKCOL', 'PURGE'] as const) {
+      for (const headers of [{}, json]) {
+        const what = `${method} ${JSON.stringify(headers)}`
+        const a = await app.inject({ method, url: '/tugas/1', headers, payload: '{' })
+        assert.equal(a.statusCode, 404, `surface A: ${what}`)
+        assert.deepEqual(a.json(), endpointNotFound)
+        const b = await app.inject({ method, url: '/api/tugas', headers })
+        assert.equal(b.statusCode, 405, `surface B: ${what}`)
+        assert.equal(b.headers.allow, 'GET, HEAD, POST')
+        assert.equal(b.body, '')
+        const c = await app.inject({ method, url: '/todos/1', headers })
+        assert.equal(c.statusCode, 405, `surface C: ${what}`)
+        assert.equal(c.body, 'Method Not Allowed')
+        const d = await app.inject({ method, url: '/users/1', headers })
+        assert.equal(d.statusCode, 405, `surface D: ${what}`)
+        assert.equal(d.headers.allow, 'GET, HEAD')
+        assert.equal(d.json().error.code, 'METHOD_NOT_ALLOWED')
+      }
+    }
+  })
+
   test('the body of a request to an unknown path does not matter: still 404', async () => {
     const app = await testApp()
     for (const headers of [{ 'content-type': 'text/xml' }, { 'content-type': '' }, json]) {

@@ -1,9 +1,10 @@
-import { ApiError, orThrow } from '../../../http/errors.js'
+import { ApiError } from '../../../http/errors.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
 import type { CredentialStore } from '../access/credentials.js'
 import { credentialed, identityOf } from '../access/guard.js'
 import { notFound, pathId } from '../errors.js'
+import { readOne } from '../read-one.js'
 import { failures, idParameter } from '../responses.js'
 import { type Dokumen, DokumenEnvelope, DokumenList } from './schemas.js'
 import type { DocumentStore } from './store.js'
@@ -40,24 +41,18 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
         return { data: await store.list(owner === undefined ? {} : { owner }) }
       },
     },
-    {
-      method: 'GET',
+    readOne({
       path: '/dokumen/{id}',
       operationId: 'getDokumen',
-      summary: 'Read one document: an admin any, a user only their own.',
-      parameters: [idParameter('Document')],
-      responses: {
-        200: { description: 'The document.', schema: DokumenEnvelope },
-        400: failures.invalidId,
-        404: failures.notFound,
-      },
-      async handler(request) {
-        const id = pathId(request)
-        const document = orThrow(await store.get(id), missing(id))
-        if (!mayRead(identityOf(request), document)) throw notYours(id)
+      what: 'document',
+      schema: DokumenEnvelope,
+      find: (id) => store.get(id),
+      // Ownership comes last, after existence (Part 2's order of checks).
+      present(document, request) {
+        if (!mayRead(identityOf(request), document)) throw notYours(document.id)
         return { data: document }
       },
-    },
+    }),
     {
       method: 'DELETE',
       path: '/dokumen/{id}',

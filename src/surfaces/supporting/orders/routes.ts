@@ -1,8 +1,9 @@
 import { sentBody } from '../../../http/e2.js'
-import { ApiError, orThrow } from '../../../http/errors.js'
+import { ApiError } from '../../../http/errors.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import { notFound, pathId, supportingErrors } from '../errors.js'
+import { readOne } from '../read-one.js'
 import { e2, failures, idParameter, location } from '../responses.js'
 import { checkNewOrder } from './rules.js'
 import { PesananBaru, PesananEnvelope } from './schemas.js'
@@ -34,22 +35,14 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
         return reply.code(201).header('location', `/pesanan/${order.id}`).send({ data: order })
       },
     },
-    {
-      method: 'GET',
+    readOne({
       path: '/pesanan/{id}',
       operationId: 'getPesanan',
-      summary: 'Read one order.',
-      parameters: [idParameter('Order')],
-      responses: {
-        200: { description: 'The order.', schema: PesananEnvelope },
-        400: failures.invalidId,
-        404: failures.notFound,
-      },
-      async handler(request) {
-        const id = pathId(request)
-        return { data: orThrow(await store.get(id), missing(id)) }
-      },
-    },
+      what: 'order',
+      schema: PesananEnvelope,
+      find: (id) => store.get(id),
+      present: (order) => ({ data: order }),
+    }),
     {
       method: 'POST',
       path: '/pesanan/{id}/bayar',

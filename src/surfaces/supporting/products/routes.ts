@@ -3,10 +3,10 @@ import { Type } from 'typebox'
 import type { ProdukVersioning } from '../../../config.js'
 import { acceptHeader, parseAccept } from '../../../http/accept.js'
 import { markApiVersion } from '../../../http/api-version.js'
-import { ApiError, orThrow } from '../../../http/errors.js'
+import { ApiError } from '../../../http/errors.js'
 import { type ResponseSpec, type RouteSpec, serializeWith } from '../../../http/route-spec.js'
-import { notFound, pathId } from '../errors.js'
-import { e2, failures, idParameter } from '../responses.js'
+import { readOne } from '../read-one.js'
+import { e2 } from '../responses.js'
 import { Produk, ProdukV1List, ProdukV2 } from './schemas.js'
 import type { ProductStore } from './store.js'
 
@@ -136,22 +136,13 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
 
   return [
     list,
-    {
-      method: 'GET',
+    readOne({
       path: '/produk/{id}',
       operationId: 'getProduk',
-      summary: 'Read one product.',
-      parameters: [idParameter('Product')],
-      responses: {
-        200: { description: 'The product.', schema: Produk },
-        400: failures.invalidId,
-        404: failures.notFound,
-      },
-      async handler(request) {
-        const id = pathId(request)
-        return orThrow(await store.get(id), () => notFound('product', id))
-      },
-    },
+      what: 'product',
+      schema: Produk,
+      find: (id) => store.get(id),
+    }),
     {
       method: 'GET',
       path: '/v1/produk',

@@ -1,10 +1,11 @@
 import type { UsersVariant } from '../../../config.js'
 import { sentBody } from '../../../http/e2.js'
-import { ApiError, orThrow } from '../../../http/errors.js'
+import { ApiError } from '../../../http/errors.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import { notFound, pathId, supportingErrors } from '../errors.js'
-import { e2, failures, idParameter, location } from '../responses.js'
+import { supportingErrors } from '../errors.js'
+import { readOne } from '../read-one.js'
+import { e2, failures, location } from '../responses.js'
 import { hashPassword } from './password.js'
 import { checkNewUser } from './rules.js'
 import { NewUser, User, UserEnvelope, UserList } from './schemas.js'
@@ -60,21 +61,13 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
         return reply.code(201).header('location', `/users/${user.id}`).send(wrap(user))
       },
     },
-    {
-      method: 'GET',
+    readOne({
       path: '/users/{id}',
       operationId: 'getUser',
-      summary: 'Read one user.',
-      parameters: [idParameter('User')],
-      responses: {
-        200: { description: 'The user.', schema: One },
-        400: failures.invalidId,
-        404: failures.notFound,
-      },
-      async handler(request) {
-        const id = pathId(request)
-        return wrap(orThrow(await store.get(id), () => notFound('user', id)))
-      },
-    },
+      what: 'user',
+      schema: One,
+      find: (id) => store.get(id),
+      present: wrap,
+    }),
   ]
 }
