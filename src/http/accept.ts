@@ -74,8 +74,3 @@ export function parseAccept(header: string | undefined): MediaRange[] {
   }
   return ranges
 }
-
-/** The header value of a request (several Accept lines read as one list). */
-export function acceptHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value.join(', ') : value
-}

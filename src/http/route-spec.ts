@@ -5,7 +5,7 @@ import type {
   onRequestAsyncHookHandler,
   RouteHandlerMethod,
 } from 'fastify'
-import type { TSchema } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { withoutBodies } from './json-body.js'
 
 export interface ResponseSpec {
@@ -49,6 +49,11 @@ export interface RouteSpec {
   /** Checks that run before the body is read (credentials, role policy, content type, id). */
   onRequest?: onRequestAsyncHookHandler[]
   handler: RouteHandlerMethod
+}
+
+/** The documented `Location` header of a 201. */
+export function locationHeader(description: string): ResponseSpec['headers'] {
+  return { Location: { description, schema: Type.String() } }
 }
 
 /** The route's path in Fastify's syntax: `{id}` becomes `:id` (with its `match`, if any). */

@@ -4,7 +4,8 @@
 // trimmed").
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { acceptHeader, parseAccept } from '../../src/http/accept.js'
+import { parseAccept } from '../../src/http/accept.js'
+import { headerValue as acceptHeader } from '../../src/http/headers.js'
 import { requestedVersion } from '../../src/surfaces/supporting/products/routes.js'
 import { chooseVersion } from '../../src/surfaces/tugas/list-routes.js'
 

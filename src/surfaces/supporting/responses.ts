@@ -28,10 +28,6 @@ export const failures = {
   internal: e2('Unexpected failure (`INTERNAL_ERROR`), generic message.'),
 }
 
-export const location = (description: string) => ({
-  Location: { description, schema: Type.String() },
-})
-
 /** A surface D `{id}`: any segment matches the route; one that is not an integer is 400. */
 export const idParameter = (what: string): ParameterSpec => ({
   name: 'id',

@@ -2,24 +2,22 @@
 // versions: v1 `[{ id, nama }]`, v2 the page envelope, chosen by path or by Accept.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { acceptHeader, parseAccept } from '../../http/accept.js'
+import { parseAccept } from '../../http/accept.js'
 import { markApiVersion } from '../../http/api-version.js'
 import { ApiError } from '../../http/errors.js'
+import { headerValue } from '../../http/headers.js'
 import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { serializeWith } from '../../http/route-spec.js'
 import { invalidQuery } from './errors.js'
 import { BATAS_MAX, checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
-import { ErrorBody, TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
+import { errorResponse, internal, invalid } from './responses.js'
+import { TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
 import type { TugasStore } from './store.js'
 
 /** Part 2: the v2 list pages by 10 unless `batas` says otherwise, whatever TUGAS_BATAS_DEFAULT. */
 export const V2_BATAS_DEFAULT = 10
 
 export const V2_MEDIA_TYPE = 'application/vnd.tugas.v2+json'
-
-const error = (description: string): ResponseSpec => ({ description, schema: ErrorBody })
-const invalid = error('Query parameters fail the rules (`VALIDASI_GAGAL`); `detail` lists all.')
-const internal = error('Unexpected failure (`KESALAHAN_INTERNAL`), generic message.')
 
 function pageParameters(batasDefault: number): ParameterSpec[] {
   return [
@@ -159,7 +157,9 @@ export function unversionedList(): RouteSpec {
     operationId: 'listTugasUnversioned',
     summary: 'Without a version: 404, pointing to `/v1/tugas` and `/v2/tugas`.',
     responses: {
-      404: error('Always (`TIDAK_ADA`): the message points to `/v1/tugas` and `/v2/tugas`.'),
+      404: errorResponse(
+        'Always (`TIDAK_ADA`): the message points to `/v1/tugas` and `/v2/tugas`.',
+      ),
     },
     async handler() {
       throw unversioned()
@@ -197,13 +197,13 @@ export function acceptList(store: TugasStore): RouteSpec {
         schema: Type.Union([TugasV1List, TugasPage]),
         headers: { Vary: { description: 'Always `Accept`.', schema: Type.String() } },
       },
-      406: error('`Accept` names no JSON type (`FORMAT_TIDAK_DUKUNG`).'),
+      406: errorResponse('`Accept` names no JSON type (`FORMAT_TIDAK_DUKUNG`).'),
       422: invalid,
       500: internal,
     },
     async handler(request, reply) {
       reply.header('vary', 'Accept')
-      const version = chooseVersion(acceptHeader(request.headers.accept))
+      const version = chooseVersion(headerValue(request.headers.accept))
       if (version === undefined) throw notAcceptable()
       markApiVersion(request, `tugas ${version}`)
       return version === 'v2'

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { orThrow } from '../../http/errors.js'
-import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
+import { locationHeader, type ParameterSpec, type RouteSpec } from '../../http/route-spec.js'
 import { commentNotFound, invalidBody, taskNotFound } from './errors.js'
+import { bodyErrors, errorResponse, internal, notFound } from './responses.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
-import { ErrorBody, Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
+import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
 import type { TugasStore } from './store.js'
 
 export interface TugasRouteOptions {
@@ -23,21 +24,6 @@ const idParameter = (name: string, description: string): ParameterSpec => ({
   required: true,
   match: '^[0-9]+$',
 })
-
-const errorResponse = (description: string): ResponseSpec => ({ description, schema: ErrorBody })
-const location = (description: string) => ({
-  Location: { description, schema: Type.String() },
-})
-
-const notFound = errorResponse('Task not found (`TIDAK_ADA`), or no such endpoint.')
-const malformed = errorResponse('Body is not valid JSON (`JSON_TIDAK_VALID`).')
-const invalid = errorResponse(
-  'Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation.',
-)
-const tooLarge = errorResponse('Body over 1 MiB (`BODY_TERLALU_BESAR`).')
-const mediaType = errorResponse('Body not sent as JSON (`MEDIA_TIDAK_DUKUNG`).')
-const internal = errorResponse('Unexpected failure (`KESALAHAN_INTERNAL`), generic message.')
-const bodyErrors = { 400: malformed, 413: tooLarge, 415: mediaType, 422: invalid }
 
 /** Digit strings past the safe-integer range name no task; they are still well-formed ids. */
 function taskId(request: FastifyRequest): { id: number; raw: string } {
@@ -69,7 +55,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         201: {
           description: 'Created.',
           schema: Tugas,
-          headers: location('Path of the new task, `/tugas/<id>`.'),
+          headers: locationHeader('Path of the new task, `/tugas/<id>`.'),
         },
         ...bodyErrors,
         500: internal,
@@ -174,7 +160,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         201: {
           description: 'Created.',
           schema: Komentar,
-          headers: location('Path of the new comment, `/tugas/<id>/komentar/<kid>`.'),
+          headers: locationHeader('Path of the new comment, `/tugas/<id>/komentar/<kid>`.'),
         },
         ...bodyErrors,
         404: notFound,

@@ -1,5 +1,6 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { ApiError } from '../../../http/errors.js'
+import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
 import { failures } from '../responses.js'
@@ -9,18 +10,13 @@ import { isAllowed } from './policy.js'
 /** What a request presents: the Bearer token when `Authorization` uses that scheme, else the key. */
 export type Presented = { form: 'bearer' | 'api-key'; secret: string } | undefined
 
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name]
-  return Array.isArray(value) ? value.join(', ') : value
-}
-
 /**
  * Part 2, rules 1 to 3: the scheme word (up to the first space) is matched case-insensitively and
  * the token is the rest, trimmed. A Bearer `Authorization` decides alone, even when empty or
  * unknown; any other scheme is ignored and `X-API-Key` is consulted.
  */
 export function presentedCredential(request: FastifyRequest): Presented {
-  const authorization = header(request, 'authorization')
+  const authorization = headerValue(request.headers.authorization)
   if (authorization !== undefined) {
     const space = authorization.indexOf(' ')
     const scheme = space === -1 ? authorization : authorization.slice(0, space)
@@ -32,7 +28,7 @@ export function presentedCredential(request: FastifyRequest): Presented {
 }
 
 function apiKey(request: FastifyRequest): Presented {
-  const key = header(request, 'x-api-key')
+  const key = headerValue(request.headers['x-api-key'])
   return key === undefined || key === '' ? undefined : { form: 'api-key', secret: key }
 }
 

@@ -1,10 +1,10 @@
 import { sentBody } from '../../../http/e2.js'
 import { ApiError } from '../../../http/errors.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
-import type { RouteSpec } from '../../../http/route-spec.js'
+import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { notFound, pathId, supportingErrors } from '../errors.js'
 import { readOne } from '../read-one.js'
-import { e2, failures, idParameter, location } from '../responses.js'
+import { e2, failures, idParameter } from '../responses.js'
 import { checkNewOrder } from './rules.js'
 import { PesananBaru, PesananEnvelope } from './schemas.js'
 import type { OrderStore } from './store.js'
@@ -26,7 +26,7 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
         201: {
           description: 'Created.',
           schema: PesananEnvelope,
-          headers: location('Path of the new order, `/pesanan/<id>`.'),
+          headers: locationHeader('Path of the new order, `/pesanan/<id>`.'),
         },
         ...failures.body,
       },

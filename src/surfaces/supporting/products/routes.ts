@@ -1,9 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ProdukVersioning } from '../../../config.js'
-import { acceptHeader, parseAccept } from '../../../http/accept.js'
+import { parseAccept } from '../../../http/accept.js'
 import { markApiVersion } from '../../../http/api-version.js'
 import { ApiError } from '../../../http/errors.js'
+import { headerValue } from '../../../http/headers.js'
 import { type ResponseSpec, type RouteSpec, serializeWith } from '../../../http/route-spec.js'
 import { readOne } from '../read-one.js'
 import { e2 } from '../responses.js'
@@ -61,15 +62,17 @@ const deprecationHeaders = {
 export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
   const { store, versioning, sunset, now = () => new Date() } = options
   const deprecatedAt = Math.min(PRODUK_V1_DEPRECATED_AT.getTime(), sunset.getTime())
+  // The same on every v1 answer: written once, not per request.
+  const v1Headers = {
+    sunset: sunset.toUTCString(),
+    deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
+    link: `<${V1_SUCCESSOR}>; rel="successor-version"`,
+  }
 
   /** Version 1, deprecated: its headers on every answer, and 410 from the sunset on. */
   async function sendV1(request: FastifyRequest, reply: FastifyReply) {
     markApiVersion(request, 'produk v1')
-    reply.headers({
-      sunset: sunset.toUTCString(),
-      deprecation: `@${Math.floor(deprecatedAt / 1000)}`,
-      link: `<${V1_SUCCESSOR}>; rel="successor-version"`,
-    })
+    reply.headers(v1Headers)
     if (now().getTime() >= sunset.getTime()) throw retired(sunset)
     const items = (await store.list()).map(({ id, nama }) => ({ id, nama }))
     return serializeWith(reply, ProdukV1List).send(items)
@@ -117,7 +120,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
           },
           async handler(request, reply) {
             reply.header('vary', 'Accept')
-            return requestedVersion(acceptHeader(request.headers.accept)) === 'v2'
+            return requestedVersion(headerValue(request.headers.accept)) === 'v2'
               ? sendV2(request, reply)
               : sendV1(request, reply)
           },

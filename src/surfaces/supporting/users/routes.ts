@@ -2,10 +2,10 @@ import type { UsersVariant } from '../../../config.js'
 import { sentBody } from '../../../http/e2.js'
 import { ApiError } from '../../../http/errors.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
-import type { RouteSpec } from '../../../http/route-spec.js'
+import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { supportingErrors } from '../errors.js'
 import { readOne } from '../read-one.js'
-import { e2, failures, location } from '../responses.js'
+import { e2, failures } from '../responses.js'
 import { hashPassword } from './password.js'
 import { checkNewUser } from './rules.js'
 import { NewUser, User, UserEnvelope, UserList } from './schemas.js'
@@ -47,7 +47,7 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
         201: {
           description: 'Created.',
           schema: One,
-          headers: location('Path of the new user, `/users/<id>`.'),
+          headers: locationHeader('Path of the new user, `/users/<id>`.'),
         },
         ...failures.body,
         409: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
