@@ -12,16 +12,30 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import pg from 'pg'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = 2
 const CONNECTIONS = 10
 const SEED_TASKS = 10_000
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+/** The PostgreSQL server the PostgreSQL column uses (databases tugas_bench_* are made anew). */
+const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+const POOL_SIZE = '10'
+const PAGE = '/tugas?halaman=2&batas=10&urut=-title'
+
+type Server =
+  | 'bare'
+  | 'service'
+  | 'pg service'
+  | 'pg reference'
+  | 'pg service, 1k tasks'
+  | 'pg service, 1M tasks'
 
 interface Target {
   name: string
-  server: 'bare' | 'service'
+  server: Server
   path: string
   expected: number
   method?: 'POST'
@@ -67,6 +81,36 @@ const targets: Target[] = [
     method: 'POST',
     body: JSON.stringify({ email: 'bench@contoh.id', jumlah: 1 }),
   },
+]
+
+const POST_TASK = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
+
+/**
+ * The PostgreSQL column: the service on PostgreSQL against the reference (one statement per
+ * request through the same driver and pool), then the sorted page at 1,000 and 1,000,000 tasks.
+ */
+const postgresTargets: Target[] = [
+  { name: 'pg reference GET /tugas/1', server: 'pg reference', path: '/tugas/1', expected: 200 },
+  { name: 'pg GET /tugas/1', server: 'pg service', path: '/tugas/1', expected: 200 },
+  { name: `pg ${PAGE} (10k)`, server: 'pg service', path: PAGE, expected: 200 },
+  {
+    name: 'pg reference POST /tugas',
+    server: 'pg reference',
+    path: '/tugas',
+    expected: 201,
+    method: 'POST',
+    body: POST_TASK,
+  },
+  {
+    name: 'pg POST /tugas',
+    server: 'pg service',
+    path: '/tugas',
+    expected: 201,
+    method: 'POST',
+    body: POST_TASK,
+  },
+  { name: `pg ${PAGE} (1k)`, server: 'pg service, 1k tasks', path: PAGE, expected: 200 },
+  { name: `pg ${PAGE} (1M)`, server: 'pg service, 1M tasks', path: PAGE, expected: 200 },
 ]
 
 /** Deterministic random numbers (mulberry32), so every run seeds the same titles. */
@@ -196,7 +240,8 @@ async function measure(
 
 interface Row {
   target: Target
-  result: autocannon.Result
+  /** Requests per second, the run's average. */
+  rate: number
   p99: number
 }
 
@@ -204,14 +249,176 @@ function printTable(rows: Row[]): void {
   const bare = rows.find((row) => row.target.server === 'bare')
   const ratio = (value: number, base: number | undefined) =>
     base === undefined || !(base > 0) ? 'n/a' : (value / base).toFixed(2)
-  const table = rows.map(({ target, result, p99 }) => ({
+  const table = rows.map(({ target, rate, p99 }) => ({
     target: target.name,
-    'req/s (avg)': Math.round(result.requests.average),
+    'req/s (avg)': Math.round(rate),
     'p99 (ms)': p99.toFixed(2),
-    'req/s vs bare': ratio(result.requests.average, bare?.result.requests.average),
+    'req/s vs bare': ratio(rate, bare?.rate),
     'p99 vs bare': ratio(p99, bare?.p99),
   }))
   console.table(table)
+}
+
+/** Verifies every target, then warms up and measures each in turn. */
+async function run(list: Target[], urls: Partial<Record<Server, string>>): Promise<Row[]> {
+  const urlOf = (target: Target) => urls[target.server] as string
+  for (const target of list) await verify(urlOf(target), target)
+  const rows: Row[] = []
+  for (const target of list) {
+    process.stdout.write(`${target.name}: warming up, then measuring...\n`)
+    await autocannon(options(urlOf(target), target, WARMUP))
+    const { result, p99 } = await measure(options(urlOf(target), target, DURATION))
+    const { errors, timeouts, non2xx } = result
+    if (errors + timeouts + non2xx > 0) {
+      console.error(`  ! ${target.name}: ${non2xx} non-2xx, ${errors} errors, ${timeouts} timeouts`)
+      process.exitCode = 1
+    }
+    rows.push({ target, rate: result.requests.average, p99 })
+  }
+  return mergeRepeats(rows)
+}
+
+/**
+ * One row per target: a target measured more than once (a service and its reference measured
+ * in turn, A B B A, so that a drift of the machine over the run weighs on both alike) gets the
+ * mean of its runs.
+ */
+function mergeRepeats(rows: Row[]): Row[] {
+  const merged = new Map<string, Row[]>()
+  for (const row of rows) merged.set(row.target.name, [...(merged.get(row.target.name) ?? []), row])
+  const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
+  return [...merged.values()].map((runs) => ({
+    target: (runs[0] as Row).target,
+    rate: mean(runs.map((run) => run.rate)),
+    p99: mean(runs.map((run) => run.p99)),
+  }))
+}
+
+async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL })
+  try {
+    await client.connect()
+    return undefined
+  } catch (error) {
+    return `PostgreSQL cannot be reached (${(error as Error).message})`
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** A new, empty database on the bench's PostgreSQL server; its URL. */
+async function freshDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: BENCH_DATABASE_URL })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(BENCH_DATABASE_URL)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/**
+ * `count` tasks added in one statement, as the service would store them: ASCII titles of
+ * random words, with their UTF-16 sort key, and the per-status counts kept by the trigger.
+ */
+async function fillTasks(url: string, count: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  await client.query(
+    `INSERT INTO tugas (title, title_key, status)
+     SELECT title, decode(regexp_replace(encode(convert_to(title, 'UTF8'), 'hex'), '(..)', '00\\1', 'g'), 'hex'),
+       CASE WHEN g % 2 = 0 THEN 'selesai' ELSE 'belum' END
+     FROM (SELECT g, 'tugas ' || substr(md5(g::text), 1, 12) AS title
+           FROM generate_series(1, $1::int) g) AS generated`,
+    [count],
+  )
+  // Now rather than by autovacuum in the middle of a measurement.
+  await client.query('VACUUM (ANALYZE) tugas')
+  await client.end()
+}
+
+/** The service on PostgreSQL at `url`, seeded from `seed`. */
+async function postgresService(
+  children: ChildProcess[],
+  url: string,
+  seed: string,
+): Promise<string> {
+  const env: NodeJS.ProcessEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
+  env.DATABASE_URL = url
+  env.DATABASE_POOL_SIZE = POOL_SIZE
+  env.SEED_FILE = seed
+  const started = startServer([join(ROOT, 'dist/main.js')], env)
+  children.push(started.child)
+  return started.url
+}
+
+/**
+ * The service on PostgreSQL seeded with the same 10,000 tasks as in memory, and the reference
+ * server on that database.
+ */
+async function startPostgres10k(
+  seedFile: string,
+  children: ChildProcess[],
+): Promise<Partial<Record<Server, string>>> {
+  process.stdout.write('PostgreSQL: seeding 10,000 tasks...\n')
+  const url = await freshDatabase('tugas_bench_10k')
+  const service = await postgresService(children, url, seedFile)
+  const reference = startServer([join(ROOT, 'bench/pg-reference.mjs')], {
+    DATABASE_URL: url,
+    DATABASE_POOL_SIZE: POOL_SIZE,
+  })
+  children.push(reference.child)
+  return { 'pg service': service, 'pg reference': await reference.url }
+}
+
+/** The service on two more databases, filled with 1,000 and 1,000,000 tasks. */
+async function startPostgresScale(
+  children: ChildProcess[],
+): Promise<Partial<Record<Server, string>>> {
+  const empty = join(os.tmpdir(), `tugas-bench-empty-${process.pid}.json`)
+  await writeFile(empty, '{}')
+  const urls: Partial<Record<Server, string>> = {}
+  for (const [server, name, count] of [
+    ['pg service, 1k tasks', 'tugas_bench_1k', 1000],
+    ['pg service, 1M tasks', 'tugas_bench_1m', 1_000_000],
+  ] as const) {
+    const url = await freshDatabase(name)
+    urls[server] = await postgresService(children, url, empty)
+    const began = performance.now()
+    await fillTasks(url, count)
+    process.stdout.write(
+      `PostgreSQL: ${count} tasks filled in ${Math.round(performance.now() - began)} ms\n`,
+    )
+  }
+  await rm(empty, { force: true })
+  return urls
+}
+
+/** The ratios the PostgreSQL targets are judged by. */
+function printPostgresRatios(rows: Row[]): void {
+  const rate = (name: string) => rows.find((row) => row.target.name === name)?.rate
+  const p99 = (name: string) => rows.find((row) => row.target.name === name)?.p99
+  const show = (label: string, value: number | undefined, base: number | undefined) => {
+    if (value === undefined || base === undefined) return
+    console.log(`${label}: ${(value / base).toFixed(2)}`)
+  }
+  show(
+    'pg GET /tugas/1, service vs reference (req/s)',
+    rate('pg GET /tugas/1'),
+    rate('pg reference GET /tugas/1'),
+  )
+  show(
+    'pg POST /tugas, service vs reference (req/s)',
+    rate('pg POST /tugas'),
+    rate('pg reference POST /tugas'),
+  )
+  show(
+    'pg page at 1M vs 1k, cost (1k req/s / 1M req/s)',
+    rate(`pg ${PAGE} (1k)`),
+    rate(`pg ${PAGE} (1M)`),
+  )
+  show('pg page at 1M vs 1k, p99', p99(`pg ${PAGE} (1M)`), p99(`pg ${PAGE} (1k)`))
 }
 
 async function main(): Promise<void> {
@@ -248,27 +455,33 @@ async function main(): Promise<void> {
     children.push(service.child)
     // Awaited together, so a server that fails to start is reported whichever one it is.
     const [bareUrl, serviceUrl] = await Promise.all([bare.url, service.url])
-    const urls = { bare: bareUrl, service: serviceUrl }
+    const urls: Partial<Record<Server, string>> = { bare: bareUrl, service: serviceUrl }
 
-    for (const target of targets) await verify(urls[target.server], target)
+    const rows = await run(targets, urls)
+    await stop(service.child)
 
-    const rows: Row[] = []
-    for (const target of targets) {
-      const url = urls[target.server]
-      process.stdout.write(`${target.name}: warming up, then measuring...\n`)
-      await autocannon(options(url, target, WARMUP))
-      const { result, p99 } = await measure(options(url, target, DURATION))
-      const { errors, timeouts, non2xx } = result
-      if (errors + timeouts + non2xx > 0) {
-        console.error(
-          `  ! ${target.name}: ${non2xx} non-2xx, ${errors} errors, ${timeouts} timeouts`,
-        )
-        process.exitCode = 1
-      }
-      rows.push({ target, result, p99 })
+    const problem = await postgresProblem()
+    if (problem === undefined) {
+      // The 10k targets first: the million-row fill leaves the server busy for a while after.
+      const [refGet, get, page, refPost, post, ...atScale] = postgresTargets as [
+        Target,
+        Target,
+        Target,
+        Target,
+        Target,
+        ...Target[],
+      ]
+      const at10k = [refGet, get, get, refGet, page, refPost, post, post, refPost]
+      Object.assign(urls, await startPostgres10k(seedFile, children))
+      rows.push(...(await run(at10k, urls)))
+      Object.assign(urls, await startPostgresScale(children))
+      rows.push(...(await run(atScale, urls)))
+    } else {
+      console.log(`\n*** PostgreSQL column SKIPPED: ${problem} (set BENCH_DATABASE_URL) ***`)
     }
     console.log()
     printTable(rows)
+    printPostgresRatios(rows)
   } finally {
     await Promise.all(children.map(stop))
     await rm(dir, { recursive: true, force: true })

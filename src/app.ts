@@ -2,31 +2,27 @@ import { randomUUID } from 'node:crypto'
 import { METHODS } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
+import { answerClientErrors } from './http/client-error.js'
 import { useErrorShape } from './http/errors.js'
+import { literalUndecodableSegments } from './http/literal-segments.js'
 import { RequestLog } from './http/request-log.js'
-import type { RateLimiter } from './rate-limit/limiter.js'
-import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
-import type { Stores } from './stores.js'
+import type { Infrastructure } from './infrastructure.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactSurface } from './surfaces/compact/index.js'
+import { healthSurface, readinessRoute } from './surfaces/health/index.js'
 import { openApiSurface } from './surfaces/openapi/index.js'
 import { serviceDocument } from './surfaces/openapi/service.js'
-import {
-  supportingBadUrl,
-  supportingRoutes,
-  supportingSurface,
-} from './surfaces/supporting/index.js'
+import { supportingRoutes, supportingSurface } from './surfaces/supporting/index.js'
 import { todosSurface } from './surfaces/todos/index.js'
-import { e1 } from './surfaces/tugas/errors.js'
+import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
 export interface AppOptions {
   config: Config
-  stores: Stores
-  /** The `/laporan` limiter; an in-memory token bucket from the config when left out. */
-  limiter?: RateLimiter
+  /** The stores and the limiter; the app closes them when it closes. */
+  infrastructure: Infrastructure
   /** Pino options or a destination; defaults to JSON on stdout at the configured level. */
   logger?: FastifyServerOptions['logger']
   /** The wall clock (products v1 sunset); the real one when left out. */
@@ -37,13 +33,8 @@ export interface AppOptions {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const { config, stores, logger } = options
-  const limiter =
-    options.limiter ??
-    new TokenBucketLimiter({
-      capacity: config.rateLimitCapacity,
-      refillPerSecond: config.rateLimitRefillPerSecond,
-    })
+  const { config, infrastructure, logger } = options
+  const { stores, limiter } = infrastructure
   const surfaceD = supportingRoutes({
     ...stores,
     limiter,
@@ -58,12 +49,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     batasDefault: config.tugasBatasDefault,
     versioning: config.tugasVersioning,
   })
-  const supportingBadUrlAnswer = supportingBadUrl(surfaceD)
 
   const requestLog = new RequestLog()
-  const app = Fastify({
+  const app: FastifyInstance = Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
+    ...timeLimits(config),
+    // No length limit on a path segment: an id of any length reaches its route, whose id rule
+    // answers it (the router's default of 100 characters would turn it into "no such path").
+    routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER },
+    rewriteUrl: (request) => literalUndecodableSegments(request.url ?? '/'),
+    // The parser cannot know the surface: the generic answer is surface A's shape (decisions 2).
+    clientErrorHandler: answerClientErrors(
+      () => app.log,
+      (statusCode) =>
+        JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode }))),
+    ),
     logController: requestLog,
     requestIdHeader: false,
     genReqId(request) {
@@ -72,15 +73,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     // Requests that arrive while closing are still answered; close waits for them.
     return503OnClosing: false,
-    // A URL the router cannot decode: surface D answers its paths as for a bad id; anywhere
-    // else it names no endpoint, the 404 of the surface owning the path.
-    async frameworkErrors(_error, request, reply) {
+    // What the router still cannot read once undecodable segments are literal (an absolute URL
+    // it cannot parse, `*`) names no endpoint: the 404 of the surface owning the path.
+    frameworkErrors(_error, request, reply) {
       // Fastify writes no completion line for these requests: one line per request all the same.
       reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply))
       reply.header('x-request-id', request.id)
-      if (await supportingBadUrlAnswer(app, request, reply)) return
       const shape = request.url.startsWith('/api/') ? compactErrors : e1
-      shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request))
+      shape.send(reply, shape.fromFramework({ kind: 'not-found' }))
     },
   })
 
@@ -93,6 +93,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       app.addHttpMethod(method, { hasBody: false, overrideExisting: true })
     }
   }
+
+  // After the server has drained its requests: nothing uses the stores any more.
+  app.addHook('onClose', () => infrastructure.close())
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -109,12 +112,34 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     variant: config.todosVariant,
   })
   await app.register(supportingSurface, { routes: surfaceD })
+  const readiness = readinessRoute(() => infrastructure.checks())
+  await app.register(healthSurface, { route: readiness })
 
   const document = serviceDocument(config, {
     atServer: surfaceA.documented,
-    atRoot: [...surfaceA.documentedAtRoot, ...surfaceD],
+    atRoot: [...surfaceA.documentedAtRoot, ...surfaceD, readiness],
   })
   await app.register(openApiSurface, { document })
 
   return app
+}
+
+/**
+ * How long a client may take: Fastify sets no request time limit, so without these a body sent
+ * one byte a minute would hold a connection forever. Node checks the limits every
+ * `connectionsCheckingInterval`, a second or a quarter of the shorter limit.
+ */
+function timeLimits(config: Config) {
+  const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config
+  const check = Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4)))
+  return {
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: keepAliveTimeoutMs,
+    http: {
+      // Also here: Node checks the head limit against this one when it creates the server.
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: headersTimeoutMs,
+      connectionsCheckingInterval: check,
+    },
+  }
 }

@@ -24,6 +24,18 @@ export interface Config {
   rateLimitRefillPerSecond: number
   produkV1Sunset: Date
   logLevel: LogLevel
+  /** Milliseconds a client has to send a whole request, head and body. */
+  requestTimeoutMs: number
+  /** Milliseconds a client has to send a request's head (request line and headers); at most requestTimeoutMs. */
+  headersTimeoutMs: number
+  /** Milliseconds an idle keep-alive connection is kept open for the next request. */
+  keepAliveTimeoutMs: number
+  /** A `postgres://` URL: every surface's data lives there. Undefined: in process memory. */
+  databaseUrl: string | undefined
+  /** Connections each process keeps to PostgreSQL at most. */
+  databasePoolSize: number
+  /** Milliseconds one statement may run before PostgreSQL cancels it (then 503). */
+  databaseStatementTimeoutMs: number
 }
 
 /** A setting has a value the service cannot run with; the message is one line for the operator. */
@@ -50,7 +62,16 @@ export const defaults: Config = {
   rateLimitRefillPerSecond: 1,
   produkV1Sunset: new Date('2027-06-30T00:00:00Z'),
   logLevel: 'info',
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  // Longer than the 60 s idle timeout of common load balancers, so they close first.
+  keepAliveTimeoutMs: 72_000,
+  databaseUrl: undefined,
+  databasePoolSize: 10,
+  databaseStatementTimeoutMs: 5000,
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000
 
 type Env = Readonly<Record<string, string | undefined>>
 
@@ -86,6 +107,22 @@ function nonEmpty(name: string) {
   }
 }
 
+function postgresUrl(name: string) {
+  return (raw: string): string => {
+    let url: URL | undefined
+    try {
+      url = new URL(raw)
+    } catch {
+      url = undefined
+    }
+    if (url !== undefined && (url.protocol === 'postgres:' || url.protocol === 'postgresql:')) {
+      if (url.hostname !== '' || url.searchParams.has('host')) return raw
+    }
+    // Never echo the value: it may hold a password.
+    throw new ConfigError(`${name} must be a postgres:// URL, e.g. postgres://user@host:5432/db`)
+  }
+}
+
 function instant(name: string) {
   return (raw: string): Date => {
     // RFC 3339 with an explicit offset, so the instant never depends on the machine's time zone.
@@ -107,7 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     const raw = env[name]
     return raw === undefined ? fallback : parse(raw)
   }
-  return {
+  const config: Config = {
     host: read('HOST', nonEmpty('HOST'), defaults.host),
     port: read('PORT', integer('PORT', 0, 65535), defaults.port),
     tugasVersioning: read(
@@ -157,5 +194,40 @@ export function loadConfig(env: Env = process.env): Config {
       oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
       defaults.logLevel,
     ),
+    requestTimeoutMs: read(
+      'REQUEST_TIMEOUT_MS',
+      integer('REQUEST_TIMEOUT_MS', 1, DAY_MS),
+      defaults.requestTimeoutMs,
+    ),
+    headersTimeoutMs: defaults.headersTimeoutMs,
+    keepAliveTimeoutMs: read(
+      'KEEP_ALIVE_TIMEOUT_MS',
+      integer('KEEP_ALIVE_TIMEOUT_MS', 1, DAY_MS),
+      defaults.keepAliveTimeoutMs,
+    ),
+    databaseUrl: read('DATABASE_URL', postgresUrl('DATABASE_URL'), defaults.databaseUrl),
+    databasePoolSize: read(
+      'DATABASE_POOL_SIZE',
+      integer('DATABASE_POOL_SIZE', 1, 1000),
+      defaults.databasePoolSize,
+    ),
+    databaseStatementTimeoutMs: read(
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      integer('DATABASE_STATEMENT_TIMEOUT_MS', 1, DAY_MS),
+      defaults.databaseStatementTimeoutMs,
+    ),
   }
+  // The head is part of the request: its limit defaults to no more than the whole's, and Node
+  // refuses a head limit longer than the whole.
+  config.headersTimeoutMs = read(
+    'HEADERS_TIMEOUT_MS',
+    integer('HEADERS_TIMEOUT_MS', 1, DAY_MS),
+    Math.min(defaults.headersTimeoutMs, config.requestTimeoutMs),
+  )
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    throw new ConfigError(
+      `HEADERS_TIMEOUT_MS=${config.headersTimeoutMs} must not exceed REQUEST_TIMEOUT_MS=${config.requestTimeoutMs}`,
+    )
+  }
+  return config
 }

@@ -1,7 +1,7 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
+import { createInfrastructure, StartUpError } from './infrastructure.js'
 import { demoSeed, readSeedFile, SeedError } from './seed.js'
-import { createMemoryStores } from './stores.js'
 
 function refuse(message: string): never {
   process.stderr.write(`tugas: ${message}\n`)
@@ -10,32 +10,47 @@ function refuse(message: string): never {
 
 async function start(): Promise<void> {
   let config: ReturnType<typeof loadConfig>
-  let seed: typeof demoSeed
+  let infrastructure: Awaited<ReturnType<typeof createInfrastructure>>
   try {
     config = loadConfig()
-    seed = config.seedFile === undefined ? demoSeed : await readSeedFile(config.seedFile)
+    // A bad SEED_FILE refuses start-up even when a database already holds data.
+    const seed = config.seedFile === undefined ? demoSeed : await readSeedFile(config.seedFile)
+    infrastructure = await createInfrastructure(config, seed)
   } catch (error) {
     if (error instanceof ConfigError || error instanceof SeedError) refuse(error.message)
+    if (error instanceof StartUpError) refuse(error.message)
     throw error
   }
 
-  const app = await buildApp({ config, stores: await createMemoryStores(seed) })
-
-  let closing = false
-  const stop = (signal: NodeJS.Signals) => {
-    if (closing) return
-    closing = true
-    app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight')
-    app.close().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        app.log.error({ err: error }, 'shutdown failed')
-        process.exit(1)
-      },
-    )
+  const app = await buildApp({ config, infrastructure })
+  if (infrastructure.seed === 'kept-existing-data') {
+    app.log.info('seed skipped: the database already holds data')
   }
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
+
+  // Under `npm start`, one Ctrl-C (or a stop signal sent to the process group) arrives twice:
+  // once directly and once forwarded by npm. So the first signal starts the graceful close,
+  // the second is only logged, and a third forces the exit, dropping requests in flight.
+  let signals = 0
+  const stop = (signal: NodeJS.Signals) => {
+    signals += 1
+    if (signals === 1) {
+      app.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight')
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'shutdown failed')
+          process.exit(1)
+        },
+      )
+    } else if (signals === 2) {
+      app.log.warn({ signal }, 'already shutting down; a third signal forces the exit')
+    } else {
+      app.log.error({ signal }, 'forced exit: requests in flight are dropped')
+      process.exit(1)
+    }
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
 
   try {
     // Fastify logs the one "Server listening at ..." line, with the real port when PORT=0.

@@ -1,15 +1,28 @@
 import type { Seed } from './seed.js'
-import { type CompactStore, MemoryCompactStore } from './surfaces/compact/store.js'
-import {
-  type CredentialStore,
-  MemoryCredentialStore,
-} from './surfaces/supporting/access/credentials.js'
-import { type DocumentStore, MemoryDocumentStore } from './surfaces/supporting/documents/store.js'
-import { MemoryOrderStore, type OrderStore } from './surfaces/supporting/orders/store.js'
-import { MemoryProductStore, type ProductStore } from './surfaces/supporting/products/store.js'
-import { MemoryUserStore, type UserStore } from './surfaces/supporting/users/store.js'
-import { MemoryTodoStore, type TodoStore } from './surfaces/todos/store.js'
+import type { Queryable } from './store/postgres/database.js'
+import { MemoryCompactStore } from './surfaces/compact/memory-store.js'
+import { PgCompactStore } from './surfaces/compact/pg-store.js'
+import type { CompactStore } from './surfaces/compact/store.js'
+import { MemoryCredentialStore } from './surfaces/supporting/access/memory-store.js'
+import { PgCredentialStore } from './surfaces/supporting/access/pg-store.js'
+import type { CredentialStore } from './surfaces/supporting/access/store.js'
+import { MemoryDocumentStore } from './surfaces/supporting/documents/memory-store.js'
+import { PgDocumentStore } from './surfaces/supporting/documents/pg-store.js'
+import type { DocumentStore } from './surfaces/supporting/documents/store.js'
+import { MemoryOrderStore } from './surfaces/supporting/orders/memory-store.js'
+import { PgOrderStore } from './surfaces/supporting/orders/pg-store.js'
+import type { OrderStore } from './surfaces/supporting/orders/store.js'
+import { MemoryProductStore } from './surfaces/supporting/products/memory-store.js'
+import { PgProductStore } from './surfaces/supporting/products/pg-store.js'
+import type { ProductStore } from './surfaces/supporting/products/store.js'
+import { MemoryUserStore } from './surfaces/supporting/users/memory-store.js'
+import { PgUserStore } from './surfaces/supporting/users/pg-store.js'
+import type { UserStore } from './surfaces/supporting/users/store.js'
+import { MemoryTodoStore } from './surfaces/todos/memory-store.js'
+import { PgTodoStore } from './surfaces/todos/pg-store.js'
+import type { TodoStore } from './surfaces/todos/store.js'
 import { MemoryTugasStore } from './surfaces/tugas/memory-store.js'
+import { PgTugasStore } from './surfaces/tugas/pg-store.js'
 import type { TugasStore } from './surfaces/tugas/store.js'
 
 /** Every surface's data, behind its store interface. */
@@ -24,22 +37,51 @@ export interface Stores {
   credentials: CredentialStore
 }
 
-/**
- * In-memory stores holding the seed; ids are assigned from 1 in array order. Surfaces B and C,
- * users and orders have no seed key and start empty.
- */
-export async function createMemoryStores(seed: Seed): Promise<Stores> {
-  const tugas = new MemoryTugasStore()
-  for (const task of seed.tugas) await tugas.create(task)
-  for (const komentar of seed.komentar) await tugas.addComment(komentar.tugasId, komentar.isi)
+/** Empty in-memory stores; `now` stamps `created_at` (todos, users). */
+export function createMemoryStores(now: () => Date = () => new Date()): Stores {
   return {
-    tugas,
+    tugas: new MemoryTugasStore(),
     compact: new MemoryCompactStore(),
-    todos: new MemoryTodoStore(),
-    users: new MemoryUserStore(),
+    todos: new MemoryTodoStore(now),
+    users: new MemoryUserStore(now),
     orders: new MemoryOrderStore(),
-    products: new MemoryProductStore(seed.produk),
-    documents: new MemoryDocumentStore(seed.dokumen),
-    credentials: new MemoryCredentialStore(seed.credentials),
+    products: new MemoryProductStore(),
+    documents: new MemoryDocumentStore(),
+    credentials: new MemoryCredentialStore(),
   }
+}
+
+/** Stores over PostgreSQL: the pool, or one transaction's client (the seed). */
+export function createPostgresStores(db: Queryable, now: () => Date = () => new Date()): Stores {
+  return {
+    tugas: new PgTugasStore(db),
+    compact: new PgCompactStore(db),
+    todos: new PgTodoStore(db, now),
+    users: new PgUserStore(db, now),
+    orders: new PgOrderStore(db),
+    products: new PgProductStore(db),
+    documents: new PgDocumentStore(db),
+    credentials: new PgCredentialStore(db),
+  }
+}
+
+/**
+ * Puts the seed into empty stores through their interfaces, in array order, so ids are assigned
+ * from 1 whichever store holds them. Surfaces B and C, users and orders have no seed key.
+ */
+export async function loadSeed(stores: Stores, seed: Seed): Promise<void> {
+  for (const [secret, identity] of Object.entries(seed.credentials)) {
+    await stores.credentials.add(secret, identity)
+  }
+  for (const task of seed.tugas) await stores.tugas.create(task)
+  for (const { tugasId, isi } of seed.komentar) await stores.tugas.addComment(tugasId, isi)
+  for (const product of seed.produk) await stores.products.create(product)
+  for (const document of seed.dokumen) await stores.documents.create(document)
+}
+
+/** In-memory stores holding `seed`. */
+export async function seededMemoryStores(seed: Seed, now?: () => Date): Promise<Stores> {
+  const stores = createMemoryStores(now)
+  await loadSeed(stores, seed)
+  return stores
 }

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { defaults } from '../src/config.js'
+import { createInfrastructure } from '../src/infrastructure.js'
 import { demoSeed } from '../src/seed.js'
-import { createMemoryStores } from '../src/stores.js'
+import { seededMemoryStores } from '../src/stores.js'
 import { call, json, testApp } from './helpers.js'
 
 const endpointNotFound = { error: { kode: 'TIDAK_ADA', pesan: 'endpoint not found' } }
@@ -142,19 +143,12 @@ describe('framework errors have the E1 shape', () => {
   })
 
   test('a thrown bug is 500 KESALAHAN_INTERNAL with a generic message; the cause goes to the log', async () => {
-    const stores = await createMemoryStores(demoSeed)
+    const stores = await seededMemoryStores(demoSeed)
     stores.tugas.get = async () => {
       throw new Error('connection to 10.0.0.7:5432 refused; SELECT * FROM tugas')
     }
     const logs: Record<string, unknown>[] = []
-    const app = await buildApp({
-      config: defaults,
-      stores,
-      logger: {
-        level: 'info',
-        stream: { write: (line: string) => void logs.push(JSON.parse(line)) },
-      },
-    })
+    const app = await testApp({ stores, logs })
     const response = await call(app, { url: '/tugas/1' })
     assert.equal(response.statusCode, 500)
     assert.deepEqual(response.json(), {
@@ -212,5 +206,36 @@ describe('request ids and logs', () => {
     assert.ok(completed.every((line) => typeof line.responseTimeMs === 'number'))
     assert.equal(logs.filter((line) => line.msg === 'incoming request').length, 0)
     assert.equal(perRequest.length, 3, 'exactly one line per request at info level')
+  })
+})
+
+describe('the infrastructure', () => {
+  test('closing the app closes its stores and limiter, once, after the requests in flight', async () => {
+    const config = { ...defaults, logLevel: 'silent' as const }
+    const infrastructure = await createInfrastructure(config, demoSeed)
+    const events: string[] = []
+    const get = infrastructure.stores.tugas.get.bind(infrastructure.stores.tugas)
+    infrastructure.stores.tugas.get = async (id) => {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      events.push('request answered')
+      return get(id)
+    }
+    const app = await buildApp({
+      config,
+      infrastructure: {
+        ...infrastructure,
+        close: async () => {
+          events.push('infrastructure closed')
+        },
+      },
+      logger: { level: 'silent' },
+    })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as { port: number }
+    const answered = fetch(`http://127.0.0.1:${port}/tugas/1`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    await app.close()
+    assert.equal((await answered).status, 200)
+    assert.deepEqual(events, ['request answered', 'infrastructure closed'])
   })
 })

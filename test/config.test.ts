@@ -19,6 +19,12 @@ describe('loadConfig', () => {
     assert.equal(config.rateLimitRefillPerSecond, 1)
     assert.equal(config.produkV1Sunset.toISOString(), '2027-06-30T00:00:00.000Z')
     assert.equal(config.logLevel, 'info')
+    assert.equal(config.requestTimeoutMs, 30_000)
+    assert.equal(config.headersTimeoutMs, 10_000)
+    assert.equal(config.keepAliveTimeoutMs, 72_000)
+    assert.equal(config.databaseUrl, undefined)
+    assert.equal(config.databasePoolSize, 10)
+    assert.equal(config.databaseStatementTimeoutMs, 5000)
   })
 
   test('every setting is read', () => {
@@ -36,6 +42,12 @@ describe('loadConfig', () => {
       RATE_LIMIT_REFILL_PER_SECOND: '0.5',
       PRODUK_V1_SUNSET: '2020-01-01T00:00:00Z',
       LOG_LEVEL: 'silent',
+      REQUEST_TIMEOUT_MS: '5000',
+      HEADERS_TIMEOUT_MS: '5000',
+      KEEP_ALIVE_TIMEOUT_MS: '1000',
+      DATABASE_URL: 'postgres://tugas:rahasia@db.internal:6543/tugas?sslmode=require',
+      DATABASE_POOL_SIZE: '25',
+      DATABASE_STATEMENT_TIMEOUT_MS: '2500',
     })
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -51,6 +63,12 @@ describe('loadConfig', () => {
       rateLimitRefillPerSecond: 0.5,
       produkV1Sunset: new Date('2020-01-01T00:00:00Z'),
       logLevel: 'silent',
+      requestTimeoutMs: 5000,
+      headersTimeoutMs: 5000,
+      keepAliveTimeoutMs: 1000,
+      databaseUrl: 'postgres://tugas:rahasia@db.internal:6543/tugas?sslmode=require',
+      databasePoolSize: 25,
+      databaseStatementTimeoutMs: 2500,
     })
   })
 
@@ -80,6 +98,21 @@ describe('loadConfig', () => {
     ['PRODUK_V1_SUNSET', 'tomorrow'],
     ['PRODUK_V1_SUNSET', '2027-13-40T00:00:00Z'],
     ['LOG_LEVEL', 'verbose'],
+    ['REQUEST_TIMEOUT_MS', '0'],
+    ['REQUEST_TIMEOUT_MS', '30s'],
+    ['REQUEST_TIMEOUT_MS', '86400001'],
+    ['HEADERS_TIMEOUT_MS', '0'],
+    ['HEADERS_TIMEOUT_MS', '-5'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '0'],
+    ['KEEP_ALIVE_TIMEOUT_MS', '1.5'],
+    ['DATABASE_URL', ''],
+    ['DATABASE_URL', 'tugas'],
+    ['DATABASE_URL', 'mysql://root@127.0.0.1/tugas'],
+    ['DATABASE_URL', 'postgres://'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', '1001'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '0'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '5s'],
   ]
   for (const [name, value] of refused) {
     test(`${name}=${JSON.stringify(value)} is refused with a one-line message naming it`, () => {
@@ -94,4 +127,42 @@ describe('loadConfig', () => {
       )
     })
   }
+
+  test('a head time limit longer than the whole request is refused, naming both settings', () => {
+    for (const env of [
+      { HEADERS_TIMEOUT_MS: '30001' },
+      { REQUEST_TIMEOUT_MS: '5000', HEADERS_TIMEOUT_MS: '10000' },
+      { REQUEST_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '1001' },
+    ]) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError)
+          assert.match(
+            error.message,
+            /^HEADERS_TIMEOUT_MS=\d+ must not exceed REQUEST_TIMEOUT_MS=\d+$/,
+          )
+          return true
+        },
+      )
+    }
+  })
+
+  test('the head time limit defaults to 10 s, or to the whole request limit when that is shorter', () => {
+    assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '60000' }).headersTimeoutMs, 10_000)
+    assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).headersTimeoutMs, 5000)
+  })
+
+  test('DATABASE_URL: postgresql:// and a socket host are accepted; a refusal never echoes the URL', () => {
+    assert.equal(
+      loadConfig({ DATABASE_URL: 'postgresql://u@h/db' }).databaseUrl,
+      'postgresql://u@h/db',
+    )
+    const socket = 'postgres:///tugas?host=/var/run/postgresql'
+    assert.equal(loadConfig({ DATABASE_URL: socket }).databaseUrl, socket)
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'mysql://root:rahasia@h/db' }),
+      (error: unknown) => error instanceof ConfigError && !error.message.includes('rahasia'),
+    )
+  })
 })

@@ -2,6 +2,7 @@
 
 import { AssertionError } from 'node:assert/strict'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
+import { segmentAsRead } from './property-kit.js'
 
 export interface SeenRequest {
   method: string
@@ -174,7 +175,6 @@ export function conformanceChecker(
     }
 
     const segments = segmentsOf(request.url)
-    // A URL the router cannot decode matches no template; the rule tests cover its answer.
     if (segments === undefined) return
     const found = match(segments, method)
     const expectServiceNotFound = () => {
@@ -269,16 +269,15 @@ function prefixesOf(servers: unknown): string[][] | undefined {
     .map((url) => url.split('/').filter((segment) => segment !== ''))
 }
 
-/** The decoded segments of a URL's path, or undefined when a segment cannot be decoded. */
+/**
+ * The segments of a URL's path as the service reads them (`segmentAsRead`): segment by
+ * segment, as the router does, so `%2F` stays inside its segment and an undecodable one is its
+ * own text. Undefined for a target that is not a path.
+ */
 function segmentsOf(url: string): string[] | undefined {
   const path = url.replace(/[?#].*$/s, '')
   if (!path.startsWith('/')) return undefined
-  try {
-    // Segment by segment, as the router does: `%2F` stays inside its segment.
-    return path.split('/').slice(1).map(decodeURIComponent)
-  } catch {
-    return undefined
-  }
+  return path.split('/').slice(1).map(segmentAsRead)
 }
 
 /** Whether `segments` are `prefix` followed by the template's segments. */

@@ -1,10 +1,19 @@
+import { after } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { type Config, defaults } from '../src/config.js'
+import { createInfrastructure } from '../src/infrastructure.js'
 import type { RateLimiter } from '../src/rate-limit/limiter.js'
 import { demoSeed, parseSeed, type Seed } from '../src/seed.js'
-import { createMemoryStores, type Stores } from '../src/stores.js'
+import type { Stores } from '../src/stores.js'
 import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
+import { freshDatabaseUrl } from './postgres.js'
+
+/**
+ * The store the HTTP tests run on: memory, or PostgreSQL with TUGAS_TEST_STORE=postgres, where
+ * each test app gets a fresh schema (`npm test` runs the HTTP tests on both).
+ */
+export const TEST_STORE = process.env.TUGAS_TEST_STORE === 'postgres' ? 'postgres' : 'memory'
 
 export interface TestAppOptions {
   config?: Partial<Config>
@@ -16,14 +25,27 @@ export interface TestAppOptions {
   logLevel?: string
   /** The `/laporan` limiter (e.g. a token bucket on a fake clock); from the config otherwise. */
   limiter?: RateLimiter
-  /** Stores to serve; memory stores holding `seed` otherwise. */
+  /** Stores to serve; otherwise the TEST_STORE's, holding `seed`. */
   stores?: Stores
+  /** The wall clock (products v1 sunset); the real one when left out. */
+  now?: () => Date
+  /**
+   * Closed when the test that built it ends (the default), or by the caller: an app built in a
+   * `before` hook and shared by several tests, closed in an `after` hook.
+   */
+  closedBy?: 'test' | 'caller'
 }
 
-/** Builds the app as main.ts does, with a silent logger unless `logs` is asked for. */
+/**
+ * Builds the app as main.ts does, with a silent logger unless `logs` is asked for. The app is
+ * closed, and its stores with it, when the test (or hook) that built it ends.
+ */
 export async function testApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
   const seed: Seed = options.seed === undefined ? demoSeed : parseSeed(options.seed)
   const config: Config = { ...defaults, logLevel: 'silent', ...options.config }
+  if (TEST_STORE === 'postgres' && !options.stores && config.databaseUrl === undefined) {
+    config.databaseUrl = await freshDatabaseUrl()
+  }
   const logs = options.logs
   const logger =
     logs === undefined
@@ -32,18 +54,41 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
           level: options.logLevel ?? 'info',
           stream: { write: (line: string) => void logs.push(JSON.parse(line)) },
         }
-  const stores = options.stores ?? (await createMemoryStores(seed))
+  const built = await createInfrastructure(config, seed)
+  const infrastructure = {
+    ...built,
+    ...(options.stores && { stores: options.stores }),
+    ...(options.limiter && { limiter: options.limiter }),
+  }
   const app = await buildApp({
     config,
-    stores,
+    infrastructure,
     logger,
-    ...(options.limiter && { limiter: options.limiter }),
+    ...(options.now && { now: options.now }),
   })
+  if (options.closedBy !== 'caller') after(() => app.close())
   await app.ready()
+  storesByApp.set(app, infrastructure.stores)
   return app
 }
 
+const storesByApp = new WeakMap<FastifyInstance, Stores>()
+
+/** The stores a test app serves, to look at what the HTTP API does not show (password hashes). */
+export function storesOf(app: FastifyInstance): Stores {
+  const stores = storesByApp.get(app)
+  if (stores === undefined) throw new Error('not an app built by testApp')
+  return stores
+}
+
 export const json = { 'content-type': 'application/json' }
+
+/** The demo data's tasks as the service serves them: ids from 1 in seed order. */
+export const DEMO_TASKS = demoSeed.tugas.map(({ title, status }, i) => ({
+  id: i + 1,
+  title,
+  status,
+}))
 
 const checkers = new WeakMap<FastifyInstance, (req: SeenRequest, res: SeenResponse) => void>()
 

@@ -37,17 +37,18 @@ after(() => {
 
 /** Resolves with the address from the "Server listening at" log line; collects every line. */
 async function listening(child: ChildProcess, lines: Record<string, unknown>[]): Promise<string> {
+  // One listener for the whole life of the process: a `for await` over the lines would close
+  // the reader when it returns, and lines written later could be missed.
   const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-  for await (const line of reader) {
-    const entry = JSON.parse(line) as Record<string, unknown>
-    lines.push(entry)
-    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg))
-    if (match?.[1]) {
-      reader.on('line', (more) => lines.push(JSON.parse(more)))
-      return match[1]
-    }
-  }
-  throw new Error('the service exited before listening')
+  return new Promise((resolve, reject) => {
+    reader.on('line', (line) => {
+      const entry = JSON.parse(line) as Record<string, unknown>
+      lines.push(entry)
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg))
+      if (match?.[1]) resolve(match[1])
+    })
+    reader.once('close', () => reject(new Error('the service exited before listening')))
+  })
 }
 
 async function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
@@ -55,7 +56,8 @@ async function exitOf(child: ChildProcess): Promise<{ code: number | null; stder
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk
   })
-  const [code] = (await once(child, 'exit')) as [number | null]
+  // 'close', not 'exit': every line the process wrote has been read by then.
+  const [code] = (await once(child, 'close')) as [number | null]
   return { code, stderr }
 }
 
@@ -98,12 +100,31 @@ describe('npm start', () => {
     assert.equal((await exited).code, 0)
   })
 
-  test('SIGTERM lets a request in flight finish before the process exits 0', async () => {
-    const child = npmStart({ LOG_LEVEL: 'info' })
-    const exited = exitOf(child)
-    const { port } = new URL(await listening(child, []))
+  const SECOND_SIGNAL = 'already shutting down; a third signal forces the exit'
 
-    // Send the head and half the body, stop the service, then send the rest.
+  /** Resolves true once a log line has the message `msg`, false after `ms` milliseconds. */
+  async function logged(lines: Record<string, unknown>[], msg: string, ms: number) {
+    for (let waited = 0; waited < ms; waited += 20) {
+      if (lines.some((line) => line.msg === msg)) return true
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    return false
+  }
+
+  /**
+   * Sends the head and half the body of a create, then `stop()`, then the rest: the answer the
+   * request got, and the log lines. With `second`, the rest is held until the service has seen
+   * a second signal of that kind while the request is in flight: npm's forwarded copy, or, when
+   * the kernel merged it with the first (two deliveries of one signal before the process runs
+   * count once), one more sent to the service's own pid.
+   */
+  async function createWhileStopping(
+    child: ChildProcess,
+    stop: () => void,
+    second?: NodeJS.Signals,
+  ) {
+    const lines: Record<string, unknown>[] = []
+    const { port } = new URL(await listening(child, lines))
     const socket = connect(Number(port), '127.0.0.1')
     await once(socket, 'connect')
     const body = JSON.stringify({ title: 'Selesai saat berhenti' })
@@ -112,18 +133,76 @@ describe('npm start', () => {
       `POST /tugas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, half)}`,
     )
     await new Promise((resolve) => setTimeout(resolve, 200))
-    child.kill('SIGTERM')
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    stop()
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    if (second !== undefined && !(await logged(lines, SECOND_SIGNAL, 2000))) {
+      const pid = lines.find((line) => typeof line.pid === 'number')?.pid as number
+      process.kill(pid, second)
+      await logged(lines, SECOND_SIGNAL, 5000)
+    }
     let answer = ''
     socket.on('data', (chunk: Buffer) => {
       answer += chunk
     })
     socket.end(body.slice(half))
     await once(socket, 'close')
+    return { answer, lines }
+  }
 
+  test('SIGTERM lets a request in flight finish before the process exits 0', async () => {
+    const child = npmStart({ LOG_LEVEL: 'info' })
+    const exited = exitOf(child)
+    const { answer } = await createWhileStopping(child, () => child.kill('SIGTERM'))
     assert.match(answer, /^HTTP\/1\.1 201 Created\r\n/)
     assert.match(answer, /\r\nlocation: \/tugas\/6\r\n/i)
     assert.equal((await exited).code, 0)
+  })
+
+  // Ctrl-C in a terminal, or systemd's stop, signals the whole process group: the service gets
+  // the signal directly and once more forwarded by npm.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    test(`${signal} to the whole process group of npm start: the request in flight is answered, exit 0`, async () => {
+      const child = npmStart({ LOG_LEVEL: 'info' })
+      const exited = exitOf(child)
+      // That second signal, while a request is in flight, is what must not kill the process.
+      const { answer, lines } = await createWhileStopping(
+        child,
+        () => process.kill(-(child.pid as number), signal),
+        signal,
+      )
+      assert.match(answer, /^HTTP\/1\.1 201 Created\r\n/)
+      assert.match(answer, /\r\nlocation: \/tugas\/6\r\n/i)
+      assert.equal((await exited).code, 0)
+      const stops = lines.filter((line) => line.signal === signal).map((line) => line.msg)
+      assert.deepEqual(stops, [
+        'shutting down: no new connections, finishing requests in flight',
+        SECOND_SIGNAL,
+      ])
+    })
+  }
+
+  test('a third signal forces the exit with code 1, logged', async () => {
+    const child = npmStart({ LOG_LEVEL: 'info' })
+    const exited = exitOf(child)
+    const lines: Record<string, unknown>[] = []
+    const { port } = new URL(await listening(child, lines))
+    // A request that never completes keeps the graceful close waiting.
+    const socket = connect(Number(port), '127.0.0.1')
+    await once(socket, 'connect')
+    socket.write(
+      'POST /tugas HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{',
+    )
+    socket.on('error', () => {})
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    // Three signals to the service itself, apart, so none merges with another.
+    const pid = lines.find((line) => typeof line.pid === 'number')?.pid as number
+    for (let i = 0; i < 3; i++) {
+      process.kill(pid, 'SIGINT')
+      await new Promise((resolve) => setTimeout(resolve, 200))
+    }
+    assert.notEqual((await exited).code, 0)
+    socket.destroy()
+    assert.ok(lines.some((line) => line.msg === 'forced exit: requests in flight are dropped'))
   })
 
   test('a bad setting stops start-up with a one-line message and a non-zero exit', async () => {

@@ -2,8 +2,9 @@
 // prototype-pollution check, the request/answer plumbing, and the arbitraries the surfaces have
 // in common. What each surface expects stays in its own test file.
 import assert from 'node:assert/strict'
+import type { IncomingMessage } from 'node:http'
 import fc from 'fast-check'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 
 // ---------------------------------------------------------------------------------------------
 // Bodies and fields
@@ -83,7 +84,33 @@ export interface Answer {
   body: string
 }
 
-/** Sends `sent`; returns the answer and the URL as the server received it. */
+/**
+ * The URL of `response`'s request as the client sent it, after light-my-request's URL parser
+ * (which may normalise dot segments, escape characters outside ASCII, drop a fragment): what the
+ * models read. Not `req.url`: the service's `rewriteUrl` makes every undecodable segment literal
+ * there (`/api/tugas/%zz` becomes `/api/tugas/%25zz`), and Fastify keeps the URL before the
+ * rewrite in `req.originalUrl`. A model reading the rewritten URL would take the server's word
+ * for how an undecodable segment is read.
+ */
+export function urlAsSent(response: LightMyRequestResponse, sentUrl: string): string {
+  const req: IncomingMessage & { originalUrl?: string } = response.raw.req
+  return req.originalUrl ?? req.url ?? sentUrl
+}
+
+/**
+ * A path segment as the service reads it (README, Paths): percent-decoded, or, when it cannot be
+ * decoded (`%zz`, `%`, the invalid UTF-8 `%c0%ae`), literally, the text that was sent. The
+ * router reads each segment alone: a broken escape in one leaves the others decoded.
+ */
+export function segmentAsRead(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/** Sends `sent`; returns the answer and the URL as sent (see `urlAsSent`). */
 export async function inject(
   app: FastifyInstance,
   sent: Sent,
@@ -99,8 +126,7 @@ export async function inject(
     headers: response.headers,
     body: response.body,
   }
-  // The URL as the server received it (the URL parser may normalise dot segments).
-  return { answer, url: response.raw.req.url ?? sent.url }
+  return { answer, url: urlAsSent(response, sent.url) }
 }
 
 export function describeRequest(sent: Sent, url: string, answer: Answer, bodyChars: number) {
@@ -216,6 +242,60 @@ export const encodedIds = [
   fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
   fc.string({ unit: 'binary' }).map(encodeURIComponent),
 ] as const
+
+const digit = fc.constantFrom(...'0123456789')
+const manyDigits = fc.string({ unit: digit, minLength: 90, maxLength: 500 })
+
+/**
+ * Ids of 90 to 500 characters (any length reaches its route, README Paths): digits (past every
+ * integer range), digits with a sign, a small number zero-padded (its value names an item), and
+ * any text, percent-encoded.
+ */
+export const longIds = [
+  manyDigits,
+  fc.tuple(fc.constantFrom('-', '+'), manyDigits).map(([sign, digits]) => sign + digits),
+  fc
+    .tuple(fc.integer({ min: 89, max: 499 }), fc.integer({ min: 0, max: 9 }))
+    .map(([zeros, value]) => '0'.repeat(zeros) + value),
+  fc.string({ minLength: 90, maxLength: 500 }).map(encodeURIComponent),
+] as const
+
+/** Escapes that cannot be percent-decoded: bad hex, cut short, invalid UTF-8, surrogates. */
+export const BROKEN_ESCAPES = [
+  '%',
+  '%z',
+  '%zz',
+  '%g0',
+  '%c0%ae',
+  '%e0%a4%a',
+  '%ff',
+  '%80',
+  '%ed%a0%80',
+  '%f8%88%80%80%80',
+]
+
+/** One printable ASCII character that is no hex digit and keeps the path's shape. */
+const nonHex = fc
+  .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 })
+  .filter((char) => !/[0-9A-Fa-f/\\?#]/.test(char))
+
+/**
+ * Ids that cannot be percent-decoded: an encoded prefix, a broken escape, an encoded suffix
+ * (one that cannot complete the escape: it starts with no hex digit).
+ */
+export const undecodableIds = fc
+  .tuple(
+    fc.oneof(fc.string({ maxLength: 8 }).map(encodeURIComponent), fc.integer().map(String)),
+    fc.oneof(
+      fc.constantFrom(...BROKEN_ESCAPES),
+      fc.tuple(nonHex, nonHex).map(([a, b]) => `%${a}${b}`),
+    ),
+    fc
+      .string({ maxLength: 8 })
+      .map(encodeURIComponent)
+      .filter((suffix) => !/^[0-9A-Fa-f]/.test(suffix)),
+  )
+  .map(([prefix, broken, suffix]) => prefix + broken + suffix)
 
 /** Ids that are words, dot segments, or the names of the prototype machinery. */
 export const ODD_IDS = ['NaN', 'Infinity', '__proto__', 'constructor', '..', '.']

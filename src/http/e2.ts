@@ -57,6 +57,8 @@ export function e2Shape(mapName: 'details' | 'fields', bodyLimit?: number): Erro
           return new ApiError(404, 'NOT_FOUND', 'not found')
         case 'client-error':
           return new ApiError(failure.statusCode, 'BAD_REQUEST', 'request is not valid')
+        case 'unavailable':
+          return new ApiError(503, 'SERVICE_UNAVAILABLE', 'service is temporarily unavailable')
         case 'internal':
           return new ApiError(500, 'INTERNAL_ERROR', 'internal server error')
       }

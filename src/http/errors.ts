@@ -1,4 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
+import { ServiceUnavailableError } from '../store/unavailable.js'
 import { ignoreBodies, MalformedJsonError } from './json-body.js'
 
 /**
@@ -30,18 +31,20 @@ export type FrameworkFailure =
   | { kind: 'unsupported-media-type' }
   | { kind: 'not-found' }
   | { kind: 'client-error'; statusCode: number }
+  | { kind: 'unavailable' }
   | { kind: 'internal' }
 
 /** How one surface words and renders its errors. */
 export interface ErrorShape {
   /** The surface's own error for a failure it did not raise itself. */
-  fromFramework(failure: FrameworkFailure, request: FastifyRequest): ApiError
+  fromFramework(failure: FrameworkFailure): ApiError
   /** Writes the error to the reply, status, headers and body, in the surface's shape. */
   send(reply: FastifyReply, error: ApiError): FastifyReply
 }
 
 function classify(error: FastifyError | Error, bodyLimit: number): FrameworkFailure {
   if (error instanceof MalformedJsonError) return { kind: 'malformed-json' }
+  if (error instanceof ServiceUnavailableError) return { kind: 'unavailable' }
   const { code, statusCode } = error as Partial<FastifyError>
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || statusCode === 413) {
     return { kind: 'body-too-large', limit: bodyLimit }
@@ -74,18 +77,22 @@ export function useErrorShape(
     const failure = classify(error, bodyLimit)
     if (failure.kind === 'internal') {
       request.log.error({ err: error }, 'unexpected failure')
+    } else if (failure.kind === 'unavailable') {
+      // Nothing was done; the client may try again in a second (decisions.md 7).
+      reply.header('retry-after', '1')
+      request.log.warn({ err: error }, 'backing service unavailable')
     } else {
       // Debug only: the request's one info line already says which status it got.
       request.log.debug({ err: error }, 'request rejected')
     }
-    return shape.send(reply, shape.fromFramework(failure, request))
+    return shape.send(reply, shape.fromFramework(failure))
   })
   if (options.notFound !== false) {
     // In a child context that ignores bodies: no body makes an unknown path a 415 or a 413.
     instance.register(async (fallback) => {
       ignoreBodies(fallback)
-      fallback.setNotFoundHandler((request, reply) =>
-        shape.send(reply, shape.fromFramework({ kind: 'not-found' }, request)),
+      fallback.setNotFoundHandler((_request, reply) =>
+        shape.send(reply, shape.fromFramework({ kind: 'not-found' })),
       )
     })
   }

@@ -84,7 +84,7 @@ export const JSON_CONTENT_TYPE = /^application\/json/i
 export function requireJsonContentType(shape: ErrorShape): onRequestAsyncHookHandler {
   return async (request) => {
     if (!JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) {
-      throw shape.fromFramework({ kind: 'unsupported-media-type' }, request)
+      throw shape.fromFramework({ kind: 'unsupported-media-type' })
     }
   }
 }

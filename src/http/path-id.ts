@@ -1,15 +1,45 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import type { ApiError } from './errors.js'
 
+/**
+ * The largest id any store holds: ids are bigint columns kept within JavaScript's safe integers
+ * (migrations), and the memory stores count in numbers.
+ */
+export const MAX_ID = Number.MAX_SAFE_INTEGER
+
+/**
+ * What a path segment says about an id, in a surface that writes ids as `form`:
+ * - a number that may name a stored item (`id`): ask the store;
+ * - `undefined`: well-formed, but no store can hold it (0, negative, past MAX_ID, 400 digits):
+ *   the surface's 404, without asking the store;
+ * - `'malformed'`: not an id of this surface: its id error.
+ */
+export function readId(raw: string, form: RegExp): number | undefined | 'malformed' {
+  if (!form.test(raw)) return 'malformed'
+  const id = Number(raw)
+  return Number.isSafeInteger(id) && id >= 1 ? id : undefined
+}
+
+/** How one surface writes ids, and its error for a segment that is not one. */
 export interface PathId {
-  /** The `:id` segment as a number, or undefined when it is not an id of this surface. */
-  parse(raw: string): number | undefined
+  /** The whole segment, e.g. `/^[0-9]+$/`. */
+  form: RegExp
   /** The surface's error for a segment that is not an id, echoing it as sent. */
   invalid(raw: string): ApiError
 }
 
-function raw(request: FastifyRequest): string {
-  return (request.params as { id: string }).id
+/** An id segment as read: the id to ask the store for (undefined: it names nothing), as sent. */
+export interface SegmentId {
+  id: number | undefined
+  raw: string
+}
+
+/** `request`'s `:name` segment, or the surface's id error when it is not an id. */
+export function idOf(request: FastifyRequest, pathId: PathId, name = 'id'): SegmentId {
+  const raw = (request.params as Record<string, string>)[name] ?? ''
+  const id = readId(raw, pathId.form)
+  if (id === 'malformed') throw pathId.invalid(raw)
+  return { id, raw }
 }
 
 /**
@@ -18,11 +48,14 @@ function raw(request: FastifyRequest): string {
  */
 export function checkIdFirst(pathId: PathId): onRequestAsyncHookHandler {
   return async (request) => {
-    if (pathId.parse(raw(request)) === undefined) throw pathId.invalid(raw(request))
+    idOf(request, pathId)
   }
 }
 
-/** The id of a request that passed `checkIdFirst`, with the segment as sent. */
-export function idOf(request: FastifyRequest, pathId: PathId): { id: number; raw: string } {
-  return { id: pathId.parse(raw(request)) as number, raw: raw(request) }
+/** What `find` gives for `id`, or undefined, without asking, for an id that names nothing. */
+export async function atId<T>(
+  id: number | undefined,
+  find: (id: number) => Promise<T>,
+): Promise<T | undefined> {
+  return id === undefined ? undefined : find(id)
 }

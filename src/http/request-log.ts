@@ -22,7 +22,8 @@ export class RequestLog extends LogController {
   ): void {
     const line: Record<string, unknown> = {
       method: request.method,
-      url: request.url,
+      // As sent: the router may have read it with undecodable segments made literal.
+      url: request.originalUrl,
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 1000) / 1000,
     }

@@ -100,11 +100,14 @@ function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string)
 }
 
 /**
- * Serializes this reply with `schema` rather than the route's response schema: for a route
- * whose success has two forms. Fastify caches the compiled serializer per schema object.
+ * Sends `payload` serialized with `schema` rather than the route's response schema: for a route
+ * whose success has two forms. Taking the payload, not just the schema, keeps the serializer off
+ * the reply until the payload exists: set earlier, it would also serialize an error thrown
+ * while the payload was being loaded. Fastify caches the compiled serializer per schema object.
  */
-export function serializeWith(reply: FastifyReply, schema: TSchema): FastifyReply {
+export function sendWith(reply: FastifyReply, schema: TSchema, payload: unknown): FastifyReply {
   return reply
     .type('application/json; charset=utf-8')
     .serializer(reply.compileSerializationSchema(schema as Record<string, unknown>))
+    .send(payload)
 }

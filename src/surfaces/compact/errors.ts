@@ -21,6 +21,8 @@ export const compactErrors: ErrorShape = {
         return new ApiError(404, EMPTY, '')
       case 'client-error':
         return bodyRejected(failure.statusCode, 'Bad request')
+      case 'unavailable':
+        return new ApiError(503, JSON_MESSAGE, LAYANAN_TIDAK_TERSEDIA)
       case 'internal':
         return new ApiError(500, JSON_MESSAGE, 'terjadi kesalahan internal')
     }
@@ -34,6 +36,9 @@ export const compactErrors: ErrorShape = {
   },
 }
 
+/** The E3 message of a 503 (decisions.md 7), shared by surfaces B and C. */
+export const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
+
 /** A rejection by the body reader: plain text, before any handler logic. */
 export function bodyRejected(statusCode: number, text: string): ApiError {
   return new ApiError(statusCode, PLAIN_TEXT, text)
@@ -43,12 +48,9 @@ export function rejected(statusCode: number, message: string): ApiError {
   return new ApiError(statusCode, JSON_MESSAGE, message)
 }
 
-/** Ids are unsigned integers: digits only, within the safe-integer range. */
+/** Ids are unsigned integers: digits only; past the largest id they name no task (404). */
 export const compactId: PathId = {
-  parse(raw) {
-    const id = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
-    return Number.isSafeInteger(id) ? id : undefined
-  },
+  form: /^[0-9]+$/,
   invalid: (raw) => rejected(400, `Id "${raw}" bukan angka yang valid`),
 }
 

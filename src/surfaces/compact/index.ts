@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { orThrow, useErrorShape } from '../../http/errors.js'
 import { acceptJsonBodies, withoutBodies } from '../../http/json-body.js'
 import { answerOtherMethods } from '../../http/method-not-allowed.js'
-import { checkIdFirst, idOf } from '../../http/path-id.js'
+import { atId, checkIdFirst, idOf } from '../../http/path-id.js'
 import { compactErrors, compactId, tidakDitemukan } from './errors.js'
 import { checkJudul, decode } from './rules.js'
 import { CompactTugas, Health } from './schemas.js'
@@ -30,7 +30,7 @@ export async function compactSurface(instance: FastifyInstance, { store }: Compa
     ...idFirst,
     async preParsing(request: FastifyRequest) {
       if (request.headers['content-type'] === undefined) {
-        throw compactErrors.fromFramework({ kind: 'unsupported-media-type' }, request)
+        throw compactErrors.fromFramework({ kind: 'unsupported-media-type' })
       }
     },
   }
@@ -44,11 +44,11 @@ export async function compactSurface(instance: FastifyInstance, { store }: Compa
     )
     bodyless.get('/tugas/:id', { ...idFirst, schema: one }, async (request) => {
       const { id, raw } = idOf(request, compactId)
-      return orThrow(await store.get(id), () => tidakDitemukan(raw))
+      return orThrow(await atId(id, (known) => store.get(known)), () => tidakDitemukan(raw))
     })
     bodyless.delete('/tugas/:id', idFirst, async (request, reply) => {
       const { id, raw } = idOf(request, compactId)
-      if (!(await store.delete(id))) throw tidakDitemukan(raw)
+      if (!(await atId(id, (known) => store.delete(known)))) throw tidakDitemukan(raw)
       return reply.code(204).send()
     })
   })
@@ -65,7 +65,8 @@ export async function compactSurface(instance: FastifyInstance, { store }: Compa
   instance.put('/tugas/:id', { ...bodyRoute, schema: one }, async (request) => {
     const { id, raw } = idOf(request, compactId)
     const { judul, selesai } = decode(request.body, { judul: 'string', selesai: 'boolean' })
-    const replaced = await store.replace(id, { judul: checkJudul(judul), selesai })
+    const fields = { judul: checkJudul(judul), selesai }
+    const replaced = await atId(id, (known) => store.replace(known, fields))
     return orThrow(replaced, () => tidakDitemukan(raw))
   })
 

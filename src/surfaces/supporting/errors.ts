@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify'
 import { e2Shape } from '../../http/e2.js'
 import { ApiError, type ErrorShape } from '../../http/errors.js'
+import { idOf, type PathId, type SegmentId } from '../../http/path-id.js'
 
 const e2 = e2Shape('details')
 
@@ -22,24 +23,23 @@ export const supportingErrors: ErrorShape = {
 export const invalidId = (raw: string) =>
   new ApiError(400, 'INVALID_ID', `id ${JSON.stringify(raw)} is not an integer`)
 
-export const notFound = (what: string, id: number | string) =>
-  new ApiError(404, 'NOT_FOUND', `${what} ${id} not found`)
+/** The 404 of a well-formed id that names nothing, echoing the id as sent. */
+export const notFound = (what: string, raw: string) =>
+  new ApiError(404, 'NOT_FOUND', `${what} ${raw} not found`)
 
 export const methodNotAllowed = () =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'method not allowed on this endpoint')
 
 /**
  * A surface D id: an integer written in decimal, optionally negative. One that names nothing
- * (0, -1, past the safe-integer range) is well-formed and simply not found.
+ * (0, -1, past the largest id) is well-formed and simply not found.
  */
-export function parseId(raw: string): number | undefined {
-  return /^-?[0-9]+$/.test(raw) ? Number(raw) : undefined
-}
+export const supportingId: PathId = { form: /^-?[0-9]+$/, invalid: invalidId }
 
-/** The `:id` of a surface D route, or 400 `INVALID_ID`. Routes call it after their access checks. */
-export function pathId(request: FastifyRequest): number {
-  const raw = (request.params as { id: string }).id
-  const id = parseId(raw)
-  if (id === undefined) throw invalidId(raw)
-  return id
+/**
+ * The `:id` of a surface D route, with the segment as sent, or 400 `INVALID_ID`. Routes call it
+ * after their access checks.
+ */
+export function pathId(request: FastifyRequest): SegmentId {
+  return idOf(request, supportingId)
 }

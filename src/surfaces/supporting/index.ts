@@ -1,14 +1,14 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
+import type { FastifyInstance, FastifyReply, HTTPMethods } from 'fastify'
 import type { ProdukVersioning, UsersVariant } from '../../config.js'
-import { ApiError, useErrorShape } from '../../http/errors.js'
+import { useErrorShape } from '../../http/errors.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
-import { allowHeader, answerOtherMethods } from '../../http/method-not-allowed.js'
+import { answerOtherMethods } from '../../http/method-not-allowed.js'
 import { fastifyPath, type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
-import type { CredentialStore } from './access/credentials.js'
+import type { CredentialStore } from './access/store.js'
 import { documentRoutes } from './documents/routes.js'
 import type { DocumentStore } from './documents/store.js'
-import { invalidId, methodNotAllowed, supportingErrors } from './errors.js'
+import { methodNotAllowed, supportingErrors } from './errors.js'
 import { identityRoutes } from './identity/routes.js'
 import { orderRoutes } from './orders/routes.js'
 import type { OrderStore } from './orders/store.js'
@@ -87,44 +87,5 @@ export async function supportingSurface(
   registerRoutes(instance, routes)
   for (const [path, methods] of methodsByPath(routes)) {
     answerOtherMethods(instance, path, methods, sendMethodNotAllowed)
-  }
-}
-
-/**
- * For a URL the router cannot decode (`/dokumen/%zz`): when it has the form of a surface D path,
- * the answer that path would give to a segment that is not an integer, after the same checks
- * in the same order (405, then the route's access checks, then 400 `INVALID_ID`). Returns false
- * for any other URL.
- */
-export function supportingBadUrl(routes: RouteSpec[]) {
-  const templates = routes.map((route) => ({ route, segments: route.path.split('/') }))
-  return async (
-    instance: FastifyInstance,
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<boolean> => {
-    const segments = request.url.replace(/[?#].*$/s, '').split('/')
-    const matching = templates.filter(
-      (template) =>
-        template.segments.length === segments.length &&
-        template.segments.every((part, i) => part.startsWith('{') || part === segments[i]),
-    )
-    const first = matching[0]
-    if (first === undefined) return false
-    const method = request.method === 'HEAD' ? 'GET' : request.method
-    const route = matching.find((template) => template.route.method === method)?.route
-    try {
-      if (route === undefined) {
-        reply.header('allow', allowHeader(matching.map((template) => template.route.method)))
-        throw methodNotAllowed()
-      }
-      for (const hook of route.onRequest ?? []) await hook.call(instance, request, reply)
-      const raw = segments[first.segments.findIndex((part) => part.startsWith('{'))] ?? ''
-      throw invalidId(raw)
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error
-      supportingErrors.send(reply, error)
-    }
-    return true
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { TSchema } from 'typebox'
+import { atId } from '../../http/path-id.js'
 import type { RouteSpec } from '../../http/route-spec.js'
 import { notFound, pathId } from './errors.js'
 import { failures, idParameter } from './responses.js'
@@ -33,9 +34,9 @@ export function readOne<T>(options: ReadOneOptions<T>): RouteSpec {
       404: failures.notFound,
     },
     async handler(request) {
-      const id = pathId(request)
-      const found = await find(id)
-      if (found === undefined) throw notFound(what, id)
+      const { id, raw } = pathId(request)
+      const found = await atId(id, find)
+      if (found === undefined) throw notFound(what, raw)
       return present(found, request)
     },
   }

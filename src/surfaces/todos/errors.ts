@@ -1,5 +1,6 @@
 import { ApiError, type ErrorShape } from '../../http/errors.js'
 import type { PathId } from '../../http/path-id.js'
+import { LAYANAN_TIDAK_TERSEDIA } from '../compact/errors.js'
 
 const E3 = 'E3'
 const rejected = (statusCode: number, message: string) => new ApiError(statusCode, E3, message)
@@ -18,6 +19,8 @@ export const todosErrors: ErrorShape = {
         return rejected(404, 'tidak ditemukan')
       case 'client-error':
         return rejected(failure.statusCode, 'permintaan tidak valid')
+      case 'unavailable':
+        return rejected(503, LAYANAN_TIDAK_TERSEDIA)
       case 'internal':
         return rejected(500, 'terjadi kesalahan internal')
     }
@@ -31,12 +34,9 @@ export const bodyBukanJson = () => rejected(400, 'body bukan JSON yang valid')
 export const titleWajibDiisi = () => rejected(400, 'title wajib diisi')
 export const tugasTidakDitemukan = () => rejected(404, 'tugas tidak ditemukan')
 
-/** Ids are integers (an optional sign, digits, within the safe-integer range). */
+/** Ids are integers: an optional sign and digits; one no store holds names no todo (404). */
 export const todoId: PathId = {
-  parse(raw) {
-    const id = /^[+-]?[0-9]+$/.test(raw) ? Number(raw) : Number.NaN
-    return Number.isSafeInteger(id) ? id : undefined
-  },
+  form: /^[+-]?[0-9]+$/,
   invalid: () => rejected(400, 'id harus angka'),
 }
 

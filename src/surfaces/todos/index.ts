@@ -10,7 +10,7 @@ import {
   withoutBodies,
 } from '../../http/json-body.js'
 import { answerOtherMethods } from '../../http/method-not-allowed.js'
-import { checkIdFirst, idOf } from '../../http/path-id.js'
+import { atId, checkIdFirst, idOf } from '../../http/path-id.js'
 import { METHOD_NOT_ALLOWED, todoId, todosErrors, tugasTidakDitemukan } from './errors.js'
 import { checkPriorityTodo, readTodo } from './rules.js'
 import { PRIORITY_BODY_LIMIT, PriorityTodoCreated, Todo } from './schemas.js'
@@ -40,10 +40,12 @@ export async function todosSurface(
   withoutBodies(instance, (bodyless) => {
     bodyless.get('', { schema: { response: { 200: Type.Array(Todo) } } }, async () => store.list())
     bodyless.get('/:id', { ...idFirst, schema: one }, async (request) => {
-      return orThrow(await store.get(idOf(request, todoId).id), tugasTidakDitemukan)
+      const { id } = idOf(request, todoId)
+      return orThrow(await atId(id, (known) => store.get(known)), tugasTidakDitemukan)
     })
     bodyless.delete('/:id', idFirst, async (request, reply) => {
-      if (!(await store.delete(idOf(request, todoId).id))) throw tugasTidakDitemukan()
+      const { id } = idOf(request, todoId)
+      if (!(await atId(id, (known) => store.delete(known)))) throw tugasTidakDitemukan()
       return reply.code(204).send()
     })
   })
@@ -59,7 +61,8 @@ export async function todosSurface(
     }
     basic.put('/:id', { ...idFirst, schema: one }, async (request) => {
       const { id } = idOf(request, todoId)
-      return orThrow(await store.replace(id, readTodo(request.body)), tugasTidakDitemukan)
+      const fields = readTodo(request.body)
+      return orThrow(await atId(id, (known) => store.replace(known, fields)), tugasTidakDitemukan)
     })
   })
   if (variant === 'priority') await instance.register(priorityCreate, { store })

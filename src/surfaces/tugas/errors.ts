@@ -22,16 +22,37 @@ export const e1: ErrorShape = {
       case 'not-found':
         return notFoundEndpoint()
       case 'client-error':
-        return new ApiError(failure.statusCode, 'PERMINTAAN_TIDAK_VALID', 'request is not valid')
+        return clientError(failure.statusCode)
+      case 'unavailable':
+        return new ApiError(503, 'LAYANAN_TIDAK_TERSEDIA', 'service is temporarily unavailable')
       case 'internal':
         return new ApiError(500, 'KESALAHAN_INTERNAL', 'internal server error')
     }
   },
   send(reply, error) {
-    const { statusCode, code: kode, message: pesan, details } = error
-    const detail = statusCode === 422 && Array.isArray(details) ? { detail: details } : {}
-    return reply.code(statusCode).send({ error: { kode, pesan, ...detail } })
+    return reply.code(error.statusCode).send(e1Body(error))
   },
+}
+
+/** The E1 body of `error`; `detail` only on 422. */
+export function e1Body({ statusCode, code: kode, message: pesan, details }: ApiError) {
+  const detail = statusCode === 422 && Array.isArray(details) ? { detail: details } : {}
+  return { error: { kode, pesan, ...detail } }
+}
+
+/**
+ * A request refused before any route saw it: the parser's 400, a request or its headers not
+ * received in time (408), headers over the size limit (431).
+ */
+function clientError(statusCode: number): ApiError {
+  switch (statusCode) {
+    case 408:
+      return new ApiError(408, 'WAKTU_HABIS', 'request was not received in time')
+    case 431:
+      return new ApiError(431, 'HEADER_TERLALU_BESAR', 'request headers are too large')
+    default:
+      return new ApiError(statusCode, 'PERMINTAAN_TIDAK_VALID', 'request is not valid')
+  }
 }
 
 export function notFoundEndpoint(): ApiError {

@@ -7,7 +7,7 @@ import { markApiVersion } from '../../http/api-version.js'
 import { ApiError } from '../../http/errors.js'
 import { headerValue } from '../../http/headers.js'
 import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
-import { serializeWith } from '../../http/route-spec.js'
+import { sendWith } from '../../http/route-spec.js'
 import { invalidQuery } from './errors.js'
 import { BATAS_MAX, checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
 import { errorResponse, internal, invalid } from './responses.js'
@@ -64,7 +64,7 @@ async function sendPage(
   const offset = (halaman - 1) * batas
   const page = await store.query({ status, sort, descending, offset, limit: batas })
   const totalHalaman = Math.max(1, Math.ceil(page.total / batas))
-  return serializeWith(reply, TugasPage).send({
+  return sendWith(reply, TugasPage, {
     data: page.items,
     meta: { halaman, batas, total: page.total, totalHalaman },
   })
@@ -72,7 +72,7 @@ async function sendPage(
 
 async function sendV1(store: TugasStore, reply: FastifyReply) {
   const items = (await store.all()).map(({ id, title }) => ({ id, nama: title }))
-  return serializeWith(reply, TugasV1List).send(items)
+  return sendWith(reply, TugasV1List, items)
 }
 
 const v1Response: ResponseSpec = {
@@ -106,7 +106,8 @@ export function part1List(store: TugasStore, batasDefault: number): RouteSpec {
       if (wantsPage(request.query as Record<string, unknown>)) {
         return sendPage(store, request, reply, batasDefault)
       }
-      return serializeWith(reply, TugasList).send(await store.all())
+      const tasks = await store.all()
+      return sendWith(reply, TugasList, tasks)
     },
   }
 }

@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { orThrow } from '../../http/errors.js'
+import { atId, idOf, type PathId } from '../../http/path-id.js'
 import { locationHeader, type ParameterSpec, type RouteSpec } from '../../http/route-spec.js'
-import { commentNotFound, invalidBody, taskNotFound } from './errors.js'
+import { commentNotFound, invalidBody, notFoundEndpoint, taskNotFound } from './errors.js'
 import { bodyErrors, errorResponse, internal, notFound } from './responses.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
 import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
@@ -16,20 +17,23 @@ export interface TugasRouteOptions {
   list: RouteSpec
 }
 
+/**
+ * Ids are digits; any other segment matches no route (the generic 404). Digits past the largest
+ * id are well-formed and name no task.
+ */
+const tugasId: PathId = { form: /^[0-9]+$/, invalid: notFoundEndpoint }
+
 const idParameter = (name: string, description: string): ParameterSpec => ({
   name,
   in: 'path',
   description: `${description} Only digits match the route; anything else is 404 endpoint not found.`,
   schema: Type.Integer({ minimum: 0 }),
   required: true,
-  match: '^[0-9]+$',
+  match: tugasId.form.source,
 })
 
-/** Digit strings past the safe-integer range name no task; they are still well-formed ids. */
-function taskId(request: FastifyRequest): { id: number; raw: string } {
-  const raw = (request.params as { id: string }).id
-  return { id: Number(raw), raw }
-}
+/** The task id of a request: only digits reach these routes (`match`). */
+const taskId = (request: FastifyRequest) => idOf(request, tugasId)
 
 /** What the store found for task `raw`, or the 404 that names the id as it was sent. */
 function orTaskNotFound<T>(found: T | undefined, raw: string): T {
@@ -76,7 +80,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       responses: { 200: { description: 'The task.', schema: Tugas }, 404: notFound, 500: internal },
       async handler(request) {
         const { id, raw } = taskId(request)
-        return orTaskNotFound(await store.get(id), raw)
+        return orTaskNotFound(await atId(id, (known) => store.get(known)), raw)
       },
     },
     {
@@ -97,7 +101,8 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         const checked = checkTugas(request.body)
         if (!checked.ok) throw invalidBody(checked.violations)
         const { id, raw } = taskId(request)
-        return orTaskNotFound(await store.replace(id, checked.value), raw)
+        const replaced = await atId(id, (known) => store.replace(known, checked.value))
+        return orTaskNotFound(replaced, raw)
       },
     },
     {
@@ -117,7 +122,8 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         const checked = checkTugasPatch(request.body)
         if (!checked.ok) throw invalidBody(checked.violations)
         const { id, raw } = taskId(request)
-        return orTaskNotFound(await store.update(id, checked.value), raw)
+        const updated = await atId(id, (known) => store.update(known, checked.value))
+        return orTaskNotFound(updated, raw)
       },
     },
     {
@@ -129,7 +135,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, 500: internal },
       async handler(request, reply) {
         const { id, raw } = taskId(request)
-        if (!(await store.delete(id))) throw taskNotFound(raw)
+        if (!(await atId(id, (known) => store.delete(known)))) throw taskNotFound(raw)
         return reply.code(204).send()
       },
     },
@@ -146,7 +152,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       },
       async handler(request) {
         const { id, raw } = taskId(request)
-        return orTaskNotFound(await store.comments(id), raw)
+        return orTaskNotFound(await atId(id, (known) => store.comments(known)), raw)
       },
     },
     {
@@ -170,8 +176,11 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         const checked = checkKomentar(request.body)
         if (!checked.ok) throw invalidBody(checked.violations)
         const { id, raw } = taskId(request)
-        const komentar = orTaskNotFound(await store.addComment(id, checked.value.isi), raw)
-        return created(reply, `${listPath}/${id}/komentar/${komentar.id}`).send(komentar)
+        const added = await atId(id, (known) => store.addComment(known, checked.value.isi))
+        const komentar = orTaskNotFound(added, raw)
+        return created(reply, `${listPath}/${komentar.tugasId}/komentar/${komentar.id}`).send(
+          komentar,
+        )
       },
     },
     {
@@ -187,11 +196,13 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       },
       async handler(request) {
         const { id, raw } = taskId(request)
-        const kid = (request.params as { kid: string }).kid
-        const komentar = await store.comment(id, Number(kid))
+        const kid = idOf(request, tugasId, 'kid')
+        const komentar = await atId(id, (task) =>
+          atId(kid.id, (known) => store.comment(task, known)),
+        )
         if (komentar !== undefined) return komentar
-        orTaskNotFound(await store.get(id), raw)
-        throw commentNotFound(kid)
+        orTaskNotFound(await atId(id, (known) => store.get(known)), raw)
+        throw commentNotFound(kid.raw)
       },
     },
   ]

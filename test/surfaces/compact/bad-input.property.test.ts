@@ -40,7 +40,7 @@ interface Task {
 // ---------------------------------------------------------------------------------------------
 // What the spec says about a request, computed without the app
 
-/** Which surface B resource a URL, as the server received it, names. */
+/** Which surface B resource a URL, as the client sent it, names. */
 type Target =
   | { kind: 'health' }
   | { kind: 'list' }
@@ -50,13 +50,9 @@ type Target =
 function targetOf(url: string): Target {
   const path = url.split('?', 1)[0] ?? ''
   assert.ok(path.startsWith('/api/'), `not a surface B URL: ${url}`)
-  let segments: string[]
-  try {
-    segments = path.slice('/api/'.length).split('/').map(decodeURIComponent)
-  } catch {
-    // A URL that cannot be decoded names no endpoint (README: an unknown path under /api/).
-    return { kind: 'unknown' }
-  }
+  // Each segment is read alone; one that cannot be decoded is its own text (README, Paths), so
+  // `/api/tugas/%zz` is an item whose id `%zz` is no number.
+  const segments = path.slice('/api/'.length).split('/').map(kit.segmentAsRead)
   const [first, second, ...rest] = segments
   if (rest.length > 0) return { kind: 'unknown' }
   if (second === undefined && first === 'health') return { kind: 'health' }
@@ -65,11 +61,12 @@ function targetOf(url: string): Target {
   return { kind: 'unknown' }
 }
 
-/** Ids are unsigned integers: digits only, up to the largest safe integer (README). */
+/**
+ * Ids are unsigned integers, digits only (README); one that no task can have (0, past the
+ * largest id, 500 digits) is well-formed and simply names no task.
+ */
 function idOf(raw: string): number | undefined {
-  if (!/^[0-9]+$/.test(raw)) return undefined
-  const id = Number(raw)
-  return Number.isSafeInteger(id) ? id : undefined
+  return /^[0-9]+$/.test(raw) ? Number(raw) : undefined
 }
 
 /** One acceptable answer. */
@@ -386,6 +383,8 @@ const anyId = fc.oneof(
     encodeURIComponent('１'),
   ),
   ...kit.encodedIds,
+  ...kit.longIds,
+  kit.undecodableIds,
 )
 
 /** Paths under /api/ that name nothing (and a few random ones that may, by chance). */
@@ -403,17 +402,43 @@ const unknownPath = fc.oneof(
     '/api/tugas%2F1',
     '/api/tugas/1/komentar',
     '/api/%zz',
-    '/api/tugas/%E9',
+    '/api/%zz/1',
+    '/api/tugas%zz',
+    '/api/tugas%zz/1',
+    '/api/tugas/1/%zz',
+    '/api/tugas/%zz/',
+    '/api/tugas/%zz/x',
+    '/api/health%',
+    '/api/health/%zz',
     '/api/__proto__',
     '/api/constructor/prototype',
   ),
-  fc.string().map((text) => `/api/${encodeURIComponent(text)}`),
+  // Not a dot segment: the injector, like any client without --path-as-is, resolves `/api/..`
+  // to `/`, which is no surface B URL.
+  fc
+    .string()
+    .filter((text) => text !== '.' && text !== '..')
+    .map((text) => `/api/${encodeURIComponent(text)}`),
+  kit.undecodableIds.map((segment) => `/api/${segment}`),
+  kit.undecodableIds.map((segment) => `/api/tugas/1/${segment}`),
+  fc.oneof(...kit.longIds).map((segment) => `/api/${segment}/tugas`),
   kit.belowItem('/api/tugas', plausibleId),
+  kit.belowItem('/api/tugas', fc.oneof(kit.undecodableIds, ...kit.longIds)),
 )
 
-/** Every path of surface B: the registered ones (any id) and unknown ones. */
+/**
+ * Every path of surface B: the registered ones (any id) and unknown ones; a few with an escaped
+ * letter in a named segment next to an undecodable one (only the latter is read literally).
+ */
 const anyPath = fc.oneof(
-  fc.constantFrom('/api/health', '/api/tugas'),
+  fc.constantFrom(
+    '/api/health',
+    '/api/tugas',
+    '/api/tug%61s/%zz',
+    '/api/tug%61s/1',
+    '/api/%74ugas/%c0%ae',
+    '/api/heal%74h',
+  ),
   anyId.map((id) => `/api/tugas/${id}`),
   unknownPath,
 )

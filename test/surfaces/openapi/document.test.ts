@@ -50,7 +50,7 @@ describe('GET /openapi.json', () => {
   let document: Json
 
   before(async () => {
-    app = await testApp()
+    app = await testApp({ closedBy: 'caller' })
     document = await fetchDocument(app)
   })
   after(() => app.close())
@@ -196,7 +196,7 @@ describe('the conformance checker', () => {
   let check: ReturnType<typeof conformanceChecker>
 
   before(async () => {
-    app = await testApp()
+    app = await testApp({ closedBy: 'caller' })
     check = conformanceChecker(await fetchDocument(app))
   })
   after(() => app.close())

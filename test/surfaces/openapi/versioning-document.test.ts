@@ -62,6 +62,8 @@ const AT_ROOT = [
   'GET /panel-admin',
   'GET /laporan',
   'GET /laporan-penjualan',
+  // Readiness (decisions.md 7), outside every surface.
+  'GET /health/ready',
 ]
 
 /**
@@ -147,7 +149,7 @@ for (const combo of COMBOS) {
     let check: Checker
 
     before(async () => {
-      app = await testApp({ config: combo })
+      app = await testApp({ config: combo, closedBy: 'caller' })
       document = await fetchDocument(app)
       check = conformanceChecker(document)
     })

@@ -4,10 +4,11 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError } from '../../../src/http/errors.js'
-import { demoSeed, parseSeed } from '../../../src/seed.js'
-import { MemoryCredentialStore } from '../../../src/surfaces/supporting/access/credentials.js'
+import { demoSeed, type Identity } from '../../../src/seed.js'
 import { accessHook, presentedCredential } from '../../../src/surfaces/supporting/access/guard.js'
+import { MemoryCredentialStore } from '../../../src/surfaces/supporting/access/memory-store.js'
 import { isAllowed, ROLE_POLICY } from '../../../src/surfaces/supporting/access/policy.js'
+import type { CredentialStore } from '../../../src/surfaces/supporting/access/store.js'
 import { testApp } from '../../helpers.js'
 import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
 
@@ -36,97 +37,12 @@ async function assertUnauthenticated(app: FastifyInstance, headers: Record<strin
   assert.equal(response.headers['www-authenticate'], CHALLENGE, JSON.stringify(headers))
 }
 
-describe('MemoryCredentialStore: one table of secrets', () => {
-  test('identify returns the identity of each secret', async () => {
-    const store = new MemoryCredentialStore(demoSeed.credentials)
-    for (const [secret, identity] of Object.entries(demoSeed.credentials)) {
-      assert.deepEqual((await store.identify(secret))?.identity, identity, secret)
-    }
-  })
-
-  test('identify returns undefined for an unknown, empty, prefix, longer or other-case secret', async () => {
-    const store = new MemoryCredentialStore(demoSeed.credentials)
-    for (const secret of [
-      'nope',
-      '',
-      'demo-budi',
-      'demo-budi-toke',
-      'd',
-      'demo-budi-token-x',
-      'demo-budi-token ',
-      ' demo-budi-token',
-      'DEMO-BUDI-TOKEN',
-      'Demo-budi-token',
-    ]) {
-      assert.equal(await store.identify(secret), undefined, JSON.stringify(secret))
-    }
-  })
-
-  test('the ref of a credential is not the secret, is stable per secret and differs between secrets', async () => {
-    const store = new MemoryCredentialStore(demoSeed.credentials)
-    const refs = new Set<string>()
-    for (const secret of [ADMIN, BUDI, SITI]) {
-      const first = await store.identify(secret)
-      const second = await store.identify(secret)
-      assert.ok(first !== undefined && second !== undefined)
-      assert.equal(typeof first.ref, 'string')
-      assert.ok(first.ref.length > 0)
-      assert.notEqual(first.ref, secret)
-      assert.ok(!first.ref.includes(secret), 'the ref does not contain the secret')
-      assert.equal(second.ref, first.ref, 'stable per secret')
-      const again = new MemoryCredentialStore(demoSeed.credentials)
-      assert.equal((await again.identify(secret))?.ref, first.ref, 'stable across stores')
-      refs.add(first.ref)
-    }
-    assert.equal(refs.size, 3, 'one ref per secret')
-  })
-
-  test('two secrets of the same identity are two credentials with their own refs', async () => {
-    const same = { nama: 'budi', peran: 'user' } as const
-    const store = new MemoryCredentialStore({ 'key-a': same, 'key-b': same })
-    const a = await store.identify('key-a')
-    const b = await store.identify('key-b')
-    assert.deepEqual(a?.identity, same)
-    assert.deepEqual(b?.identity, same)
-    assert.notEqual(a?.ref, b?.ref)
-  })
-
-  test('inherited member names are not secrets', async () => {
-    const store = new MemoryCredentialStore(demoSeed.credentials)
-    for (const secret of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
-      assert.equal(await store.identify(secret), undefined, secret)
-    }
-  })
-
-  test('a seed secret spelled __proto__ is a secret like any other and pollutes nothing', async () => {
-    const seed = parseSeed(
-      JSON.parse('{"credentials":{"__proto__":{"nama":"x","peran":"admin"}}}') as unknown,
-    )
-    assert.ok(Object.hasOwn(seed.credentials, '__proto__'))
-    assert.equal(Object.getPrototypeOf(seed.credentials), Object.prototype)
-    const store = new MemoryCredentialStore(seed.credentials)
-    assert.deepEqual((await store.identify('__proto__'))?.identity, { nama: 'x', peran: 'admin' })
-    assert.equal(await store.identify('constructor'), undefined)
-    assert.equal(({} as Record<string, unknown>).nama, undefined)
-    assert.equal(({} as Record<string, unknown>).peran, undefined)
-    assert.equal(Object.hasOwn(Object.prototype, 'nama'), false)
-  })
-
-  test('over HTTP, a __proto__ secret works as Bearer and as X-API-Key; others stay unknown', async () => {
-    const app = await testApp({
-      seed: JSON.parse('{"credentials":{"__proto__":{"nama":"x","peran":"admin"}}}'),
-    })
-    await assertIdentity(app, bearer('__proto__'), 'x', 'admin')
-    await assertIdentity(app, apiKey('__proto__'), 'x', 'admin')
-    const panel = await callD(app, { url: '/panel-admin', headers: bearer('__proto__') })
-    assert.equal(panel.statusCode, 200)
-    assert.deepEqual(panel.json(), { data: { nama: 'x', peran: 'admin' } })
-    for (const secret of ['constructor', 'toString', ADMIN]) {
-      await assertUnauthenticated(app, bearer(secret))
-    }
-    assert.equal(({} as Record<string, unknown>).nama, undefined)
-  })
-})
+/** A credential table holding `credentials`, filled through the store interface. */
+async function credentialTable(credentials: Record<string, Identity>): Promise<CredentialStore> {
+  const store = new MemoryCredentialStore()
+  for (const [secret, identity] of Object.entries(credentials)) await store.add(secret, identity)
+  return store
+}
 
 describe('presentedCredential: what a request presents (rules 1 to 3)', () => {
   test('no header: nothing', () => {
@@ -252,7 +168,7 @@ describe('ROLE_POLICY and isAllowed: deny by default (rule 5)', () => {
   })
 
   test('the access hook of an endpoint outside the policy answers 403 even to an admin', async () => {
-    const hook = accessHook(new MemoryCredentialStore(demoSeed.credentials), 'GET /rahasia')
+    const hook = accessHook(await credentialTable(demoSeed.credentials), 'GET /rahasia')
     const run = (headers: Record<string, string>) =>
       hook.call({} as FastifyInstance, fakeRequest(headers), {} as FastifyReply) as Promise<unknown>
     const forbidden = await run(bearer(ADMIN)).then(
@@ -276,6 +192,21 @@ describe('ROLE_POLICY and isAllowed: deny by default (rule 5)', () => {
 })
 
 describe('credentials over HTTP (GET /profil)', () => {
+  test('over HTTP, a __proto__ secret works as Bearer and as X-API-Key; others stay unknown', async () => {
+    const app = await testApp({
+      seed: JSON.parse('{"credentials":{"__proto__":{"nama":"x","peran":"admin"}}}'),
+    })
+    await assertIdentity(app, bearer('__proto__'), 'x', 'admin')
+    await assertIdentity(app, apiKey('__proto__'), 'x', 'admin')
+    const panel = await callD(app, { url: '/panel-admin', headers: bearer('__proto__') })
+    assert.equal(panel.statusCode, 200)
+    assert.deepEqual(panel.json(), { data: { nama: 'x', peran: 'admin' } })
+    for (const secret of ['constructor', 'toString', ADMIN]) {
+      await assertUnauthenticated(app, bearer(secret))
+    }
+    assert.equal(({} as Record<string, unknown>).nama, undefined)
+  })
+
   test('each seed secret works as Authorization: Bearer and as X-API-Key', async () => {
     const app = await testApp()
     for (const [secret, nama, peran] of [

@@ -167,12 +167,12 @@ function allowOf(endpoint: Endpoint): string[] {
   return [...methods, ...(methods.includes('GET') ? ['HEAD'] : [])].sort()
 }
 
-/** Which surface D endpoint a URL, as the server received it, names. */
+/** Which surface D endpoint a URL, as the client sent it, names. */
 type Target =
   | {
       kind: 'endpoint'
       endpoint: Endpoint
-      /** The `{id}` segment decoded; undefined when it cannot be decoded or there is none. */
+      /** The `{id}` segment as read (`kit.segmentAsRead`); undefined when there is none. */
       raw?: string | undefined
       /** The `{id}` segment is empty (`/users/`): the item route or no route at all. */
       emptyId: boolean
@@ -180,27 +180,25 @@ type Target =
   | { kind: 'elsewhere' }
 
 function targetOf(url: string): Target {
-  const segments = (url.split('?', 1)[0] ?? '').split('/').slice(1)
+  // Each segment is read alone; one that cannot be decoded is its own text (README): `/dokumen/%zz`
+  // gets the checks of the path, then 400 INVALID_ID; `/users%zz` names nothing.
+  const segments = (url.split('?', 1)[0] ?? '').split('/').slice(1).map(kit.segmentAsRead)
   for (const endpoint of ENDPOINT_NAMES) {
     const template = spec(endpoint).segments
     if (template.length !== segments.length) continue
     if (!template.every((part, i) => part === null || part === segments[i])) continue
     const at = template.indexOf(null)
     if (at === -1) return { kind: 'endpoint', endpoint, emptyId: false }
-    const segment = segments[at] ?? ''
-    let raw: string | undefined
-    try {
-      raw = decodeURIComponent(segment)
-    } catch {
-      // Undecodable (`%zz`): the checks of the path, then 400 INVALID_ID (README).
-      raw = undefined
-    }
-    return { kind: 'endpoint', endpoint, raw, emptyId: segment === '' }
+    const raw = segments[at] ?? ''
+    return { kind: 'endpoint', endpoint, raw, emptyId: raw === '' }
   }
   return { kind: 'elsewhere' }
 }
 
-/** A surface D id: an integer in decimal, optionally negative (README); anything else is 400. */
+/**
+ * A surface D id: an integer in decimal, optionally negative, of any length (README); anything
+ * else is 400. One past the safe range, 0 or negative names nothing: 404.
+ */
 function idOf(raw: string | undefined): number | undefined {
   return raw !== undefined && /^-?[0-9]+$/.test(raw) ? Number(raw) : undefined
 }
@@ -305,8 +303,10 @@ const e2 = (status: number, code: string, more: Partial<E2Outcome> = {}): Outcom
 const unsupported = e2(415, 'UNSUPPORTED_MEDIA_TYPE')
 const tooLarge = e2(413, 'BODY_TOO_LARGE', { mentions: [[String(BODY_LIMIT)]] })
 const invalidJson = e2(400, 'INVALID_JSON')
-const invalidId = e2(400, 'INVALID_ID')
-const notFound = e2(404, 'NOT_FOUND')
+/** 400 INVALID_ID, echoing the id segment as read (README), maybe quoted. */
+const invalidId = (raw: string) => e2(400, 'INVALID_ID', { mentions: [[raw, JSON.stringify(raw)]] })
+/** 404 NOT_FOUND, naming the id as read however long (README: `user 99999999999999999999`). */
+const notFound = (raw: string) => e2(404, 'NOT_FOUND', { mentions: [[` ${raw} not found`]] })
 const validation = (fields: string[]) => e2(400, 'VALIDATION_ERROR', { fields })
 
 /**
@@ -367,22 +367,24 @@ function routeOutcomes(
     if (identity === undefined) return [e2(401, 'UNAUTHENTICATED')]
   }
   const id = idOf(raw)
+  const invalid = invalidId(raw ?? '')
+  const missing = notFound(raw ?? '')
   switch (endpoint) {
     case 'users':
       if (method === 'GET') return [{ status: 200, kind: 'users' }]
       return jsonBody(sent, (body) => userCreate(body, model))
     case 'user': {
-      if (id === undefined) return [invalidId]
+      if (id === undefined) return [invalid]
       const user = model.users.get(id)
-      return [user === undefined ? notFound : { status: 200, kind: 'user', user }]
+      return [user === undefined ? missing : { status: 200, kind: 'user', user }]
     }
     case 'pesanan':
       return jsonBody(sent, orderCreate)
     case 'order':
     case 'bayar': {
-      if (id === undefined) return [invalidId]
+      if (id === undefined) return [invalid]
       const order = model.orders.get(id)
-      if (order === undefined) return [notFound]
+      if (order === undefined) return [missing]
       if (endpoint === 'order') return [{ status: 200, kind: 'order', order, paid: false }]
       // Part 1 order states: MENUNGGU becomes LUNAS once; paying again is 409.
       if (order.status === 'LUNAS') {
@@ -393,9 +395,9 @@ function routeOutcomes(
     case 'produk':
       return [{ status: 200, kind: 'products' }]
     case 'product': {
-      if (id === undefined) return [invalidId]
+      if (id === undefined) return [invalid]
       const product = PRODUCTS.find((candidate) => candidate.id === id)
-      return [product === undefined ? notFound : { status: 200, kind: 'product', product }]
+      return [product === undefined ? missing : { status: 200, kind: 'product', product }]
     }
     case 'dokumen': {
       const { nama, peran } = identity as Identity
@@ -406,9 +408,9 @@ function routeOutcomes(
     }
     case 'document': {
       // Part 2: credential, role policy, integer id, existence, then ownership.
-      if (id === undefined) return [invalidId]
+      if (id === undefined) return [invalid]
       const document = model.documents.get(id)
-      if (document === undefined) return [notFound]
+      if (document === undefined) return [missing]
       if (method === 'DELETE') return [{ status: 204, kind: 'deleted', id }]
       const { nama, peran } = identity as Identity
       if (peran !== 'admin' && document.pemilik !== nama) return [e2(403, 'FORBIDDEN')]
@@ -829,8 +831,7 @@ async function inject(
     ...(sent.payload === undefined ? {} : { payload: sent.payload }),
   })
   const answer = { statusCode: response.statusCode, headers: response.headers, body: response.body }
-  // The URL as the server received it (the URL parser may normalise dot segments).
-  return { answer, url: response.raw.req.url ?? sent.url }
+  return { answer, url: kit.urlAsSent(response, sent.url) }
 }
 
 function describeRequest(variant: Variant, sent: Sent, url: string, answer: kit.Answer): string {
@@ -985,6 +986,8 @@ const anyId = fc.oneof(
   { weight: 3, arbitrary: oddId },
   ...kit.numericIds,
   ...kit.encodedIds,
+  ...kit.longIds,
+  kit.undecodableIds,
 )
 
 /** Paths that look like surface D's but name nothing: the service's E1 404. */
@@ -1003,12 +1006,22 @@ const otherPath = fc.oneof(
     '/pesanan/1/x',
     '/pesanan/1/bayar/x',
     '/pesanan/%zz/x',
+    '/pesanan/1/%zz',
+    '/pesanan/1/bay%zz',
     '/produk/1/stok',
     '/dokumen/1/__proto__',
     '/dokumen/__proto__/x',
+    '/dokumen/%zz/',
+    '/users%zz',
+    '/users%/1',
+    '/profil/%zz',
+    '/%zz',
+    '/laporan%',
   ),
   kit.belowItem('/users', plausibleId),
   kit.belowItem('/dokumen', plausibleId),
+  kit.belowItem('/dokumen', fc.oneof(kit.undecodableIds, ...kit.longIds)),
+  kit.undecodableIds.map((segment) => `/produk/1/${segment}`),
 )
 
 /** A query string now and then: it never changes which endpoint answers. */
@@ -1025,15 +1038,23 @@ interface Line {
   url: string
 }
 
-/** Every endpoint (items with any id), with mostly its own methods; and paths of no endpoint. */
+/** The URL with the first letter of its first segment percent-encoded: the same path. */
+const disguise = (url: string) =>
+  `/%${(url.codePointAt(1) ?? 0).toString(16).toUpperCase()}${url.slice(2)}`
+
+/**
+ * Every endpoint (items with any id, sometimes with an escaped letter in the named segment next
+ * to the id: only an undecodable id is read literally), with mostly its own methods; and paths
+ * of no endpoint.
+ */
 const requestLine: fc.Arbitrary<Line> = fc
   .oneof(
     { weight: 3, arbitrary: fc.constantFrom(...LIST_ENDPOINTS).map((e) => ({ e, url: urlOf(e) })) },
     {
       weight: 4,
       arbitrary: fc
-        .tuple(fc.constantFrom(...ITEM_ENDPOINTS), anyId)
-        .map(([e, id]) => ({ e, url: urlOf(e, id) })),
+        .tuple(fc.constantFrom(...ITEM_ENDPOINTS), anyId, fc.nat({ max: 5 }))
+        .map(([e, id, n]) => ({ e, url: n === 0 ? disguise(urlOf(e, id)) : urlOf(e, id) })),
     },
     { weight: 1, arbitrary: otherPath.map((url) => ({ e: undefined, url })) },
   )

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { orderViolations } from '../../../src/surfaces/supporting/orders/rules.js'
-import { MemoryOrderStore } from '../../../src/surfaces/supporting/orders/store.js'
 import { json, testApp } from '../../helpers.js'
 import { assertE2, bearer, callD } from './helpers.js'
 
@@ -324,29 +323,6 @@ describe('POST /pesanan/<id>/bayar', () => {
       }
     }
     assert.equal(orderOf(await callD(app, { url: '/pesanan/1' })).status, 'LUNAS')
-  })
-})
-
-describe('MemoryOrderStore.pay', () => {
-  test('20 concurrent pay(1) of one waiting order: exactly one is paid, the rest already-paid', async () => {
-    const store = new MemoryOrderStore()
-    await store.create({ email: 'a@x.id', jumlah: 2 })
-    const results = await Promise.all(Array.from({ length: 20 }, () => store.pay(1)))
-    const outcomes = results.map((result) => result.outcome)
-    assert.equal(outcomes.filter((o) => o === 'paid').length, 1, `outcomes: ${outcomes}`)
-    assert.equal(outcomes.filter((o) => o === 'already-paid').length, 19, `outcomes: ${outcomes}`)
-    for (const result of results) {
-      assert.ok(result.outcome !== 'missing')
-      assert.deepEqual(result.order, { id: 1, email: 'a@x.id', jumlah: 2, status: 'LUNAS' })
-    }
-    assert.equal((await store.get(1))?.status, 'LUNAS')
-  })
-
-  test('pay of an id that holds no order is missing', async () => {
-    const store = new MemoryOrderStore()
-    assert.deepEqual(await store.pay(1), { outcome: 'missing' })
-    await store.create({ email: 'a@x.id', jumlah: 2 })
-    assert.deepEqual(await store.pay(2), { outcome: 'missing' })
   })
 })
 

@@ -5,10 +5,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../../src/app.js'
-import { type Config, defaults, type ProdukVersioning } from '../../../src/config.js'
-import { demoSeed, parseSeed } from '../../../src/seed.js'
-import { createMemoryStores } from '../../../src/stores.js'
+import type { Config, ProdukVersioning } from '../../../src/config.js'
 import { call, testApp } from '../../helpers.js'
 import { assertE2 } from './helpers.js'
 
@@ -47,14 +44,7 @@ async function build({
   seed,
   now = () => BEFORE_SUNSET,
 }: BuildOptions = {}): Promise<FastifyInstance> {
-  const app = await buildApp({
-    config: { ...defaults, logLevel: 'silent', ...config },
-    stores: await createMemoryStores(seed === undefined ? demoSeed : parseSeed(seed)),
-    logger: { level: 'silent' },
-    now,
-  })
-  await app.ready()
-  return app
+  return testApp({ ...(config && { config }), seed, now })
 }
 
 const get = (app: FastifyInstance, url: string, accept?: string) =>

@@ -4,13 +4,11 @@
 // driven with credentials in Authorization and X-API-Key, valid and invalid, and users are
 // created with distinctive passwords in valid and invalid bodies, with logs captured at `trace`.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { UsersVariant } from '../../../src/config.js'
-import { parseSeed } from '../../../src/seed.js'
-import { createMemoryStores } from '../../../src/stores.js'
-import { MemoryUserStore } from '../../../src/surfaces/supporting/users/store.js'
-import { json, testApp } from '../../helpers.js'
+import type { UserStore } from '../../../src/surfaces/supporting/users/store.js'
+import { json, storesOf, testApp } from '../../helpers.js'
 
 // Distinctive secrets: none of these strings can appear by accident in a response or log line.
 const ADMIN_SECRET = 'Adm1n-S3kret-q7Zx9LwPc2'
@@ -177,17 +175,24 @@ const USER_BODIES: InjectOptions[] = [
 
 interface Run {
   app: FastifyInstance
-  users: MemoryUserStore
+  users: UserStore
   logs: Record<string, unknown>[]
   responses: { request: string; response: LightMyRequestResponse }[]
 }
 
-/** Builds an app on the custom seed, logging at trace, and drives every request above. */
+/**
+ * Builds an app on the custom seed, logging at trace, and drives every request above. The run
+ * is shared by the tests of a suite, which close it when they are done.
+ */
 async function drive(usersVariant: UsersVariant): Promise<Run> {
   const logs: Record<string, unknown>[] = []
-  const stores = await createMemoryStores(parseSeed(seed))
-  assert.ok(stores.users instanceof MemoryUserStore)
-  const app = await testApp({ logs, logLevel: 'trace', stores, config: { usersVariant } })
+  const app = await testApp({
+    logs,
+    logLevel: 'trace',
+    seed,
+    config: { usersVariant },
+    closedBy: 'caller',
+  })
   const responses: Run['responses'] = []
   const send = async (options: InjectOptions) => {
     const response = await app.inject(options)
@@ -201,7 +206,7 @@ async function drive(usersVariant: UsersVariant): Promise<Run> {
       await send({ ...endpoint, headers: { ...endpoint.headers, ...credential } })
     }
   }
-  return { app, users: stores.users, logs, responses }
+  return { app, users: storesOf(app).users, logs, responses }
 }
 
 /** The ids of the users the run created (from the 201s' Location). */
@@ -248,6 +253,7 @@ for (const variant of ['enveloped', 'flat'] as const) {
       started ??= drive(variant)
       return started
     }
+    after(async () => (await started)?.app.close())
 
     test('the run exercised what it claims: 201s, 400s, 401s, 403s, 409, 429, 200s with identities', async () => {
       const run = await runOnce()
@@ -275,7 +281,7 @@ for (const variant of ['enveloped', 'flat'] as const) {
 
     test('no response and no log line holds a stored password hash, nor "scrypt$"', async () => {
       const run = await runOnce()
-      const hashes = createdIds(run).map((id) => run.users.storedPasswordHash(id))
+      const hashes = await Promise.all(createdIds(run).map((id) => run.users.passwordHash(id)))
       const stored = hashes.filter((hash): hash is string => hash !== undefined)
       if (variant === 'enveloped') {
         assert.equal(stored.length, hashes.length, 'every enveloped user has a hash')

@@ -4,12 +4,9 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { UsersVariant } from '../../../src/config.js'
-import { demoSeed } from '../../../src/seed.js'
-import { createMemoryStores } from '../../../src/stores.js'
 import { verifyPassword } from '../../../src/surfaces/supporting/users/password.js'
 import { userViolations } from '../../../src/surfaces/supporting/users/rules.js'
-import { MemoryUserStore } from '../../../src/surfaces/supporting/users/store.js'
-import { json, testApp } from '../../helpers.js'
+import { json, storesOf, testApp } from '../../helpers.js'
 import { assertE2, bearer, callD } from './helpers.js'
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
@@ -539,16 +536,14 @@ describe('POST /users, enveloped variant: password', () => {
   })
 
   test('the password is kept only as a salted scrypt hash that verifies', async () => {
-    const stores = await createMemoryStores(demoSeed)
-    const users = stores.users
-    assert.ok(users instanceof MemoryUserStore)
-    const app = await testApp({ stores })
+    const app = await testApp()
+    const { users } = storesOf(app)
     const password = 'sandi-rahasia-99'
     for (const n of [1, 2]) {
       assert.equal((await post(app, 'enveloped', { ...valid(n), password })).statusCode, 201)
     }
-    const first = users.storedPasswordHash(1)
-    const second = users.storedPasswordHash(2)
+    const first = await users.passwordHash(1)
+    const second = await users.passwordHash(2)
     assert.equal(typeof first, 'string')
     assert.equal(typeof second, 'string')
     assert.notEqual(first, password)
@@ -563,14 +558,12 @@ describe('POST /users, enveloped variant: password', () => {
   })
 
   test('neither the password nor its hash appears in any response body or header', async () => {
-    const stores = await createMemoryStores(demoSeed)
-    const users = stores.users
-    assert.ok(users instanceof MemoryUserStore)
-    const app = await testApp({ stores })
+    const app = await testApp()
+    const { users } = storesOf(app)
     const password = 'Kata-Sandi-Unik-42'
     const created = await post(app, 'enveloped', { ...valid(1), password })
     assert.equal(created.statusCode, 201)
-    const hash = users.storedPasswordHash(1) as string
+    const hash = (await users.passwordHash(1)) as string
     const [, , , , salt, key] = hash.split('$')
     const responses = [
       created,
@@ -604,13 +597,11 @@ describe('POST /users, flat variant: password ignored', () => {
   })
 
   test('no password or hash is kept in the flat variant', async () => {
-    const stores = await createMemoryStores(demoSeed)
-    const users = stores.users
-    assert.ok(users instanceof MemoryUserStore)
-    const app = await testApp({ stores, config: { usersVariant: 'flat' } })
+    const app = await testApp({ config: { usersVariant: 'flat' } })
+    const { users } = storesOf(app)
     const response = await post(app, 'flat', valid(1))
     assert.equal(response.statusCode, 201)
     assert.ok(!response.body.includes('rahasia123'))
-    assert.equal(users.storedPasswordHash(1), undefined)
+    assert.equal(await users.passwordHash(1), undefined)
   })
 })

@@ -50,28 +50,25 @@ interface StoredTodo {
 // ---------------------------------------------------------------------------------------------
 // What the spec says about a request, computed without the app
 
-/** Which surface C resource a URL, as the server received it, names. */
+/** Which surface C resource a URL, as the client sent it, names. */
 type Target = { kind: 'list' } | { kind: 'item'; raw: string } | { kind: 'elsewhere' }
 
 function targetOf(url: string): Target {
   const path = url.split('?', 1)[0] ?? ''
-  if (path === '/todos') return { kind: 'list' }
-  if (!path.startsWith('/todos/')) return { kind: 'elsewhere' }
-  const segments = path.slice('/todos/'.length).split('/')
-  if (segments.length !== 1) return { kind: 'elsewhere' }
-  try {
-    return { kind: 'item', raw: decodeURIComponent(segments[0] ?? '') }
-  } catch {
-    // A URL that cannot be decoded names no endpoint: the service's generic 404 (README).
-    return { kind: 'elsewhere' }
-  }
+  // Each segment is read alone; one that cannot be decoded is its own text (README): `/todos/%zz`
+  // is an item whose id `%zz` is no number, `/todos%zz` and `/todos/%zz/x` name nothing.
+  const [root, ...rest] = path.split('/').slice(1).map(kit.segmentAsRead)
+  if (root !== 'todos' || rest.length > 1) return { kind: 'elsewhere' }
+  const [raw] = rest
+  return raw === undefined ? { kind: 'list' } : { kind: 'item', raw }
 }
 
-/** Ids are integers: an optional sign and digits, within the safe-integer range (README). */
+/**
+ * Ids are integers, an optional sign and digits (README); one that no todo can have (0,
+ * negative, past the largest id, 500 digits) is well-formed and simply names no todo.
+ */
 function idOf(raw: string): number | undefined {
-  if (!/^[+-]?[0-9]+$/.test(raw)) return undefined
-  const id = Number(raw)
-  return Number.isSafeInteger(id) ? id : undefined
+  return /^[+-]?[0-9]+$/.test(raw) ? Number(raw) : undefined
 }
 
 function daysInMonth(year: number, month: number): number {
@@ -524,25 +521,39 @@ const anyId = fc.oneof(
     '1%20',
     '%2F',
     '1%2F2',
+    '%zz',
+    '%',
+    '%E9',
+    '%2B1%zz',
     ...kit.ODD_IDS,
     encodeURIComponent('１'),
   ),
   ...kit.encodedIds,
+  ...kit.longIds,
+  kit.undecodableIds,
 )
 
-/** Paths below /todos that are not surface C's: the service's generic 404. */
+/**
+ * Paths below /todos that are not surface C's: the service's generic 404. A segment that cannot
+ * be decoded is no id here: it is read as its own text, in a path of no endpoint.
+ */
 const otherPath = fc.oneof(
   fc.constantFrom(
     '/todos/1/',
     '/todos/1/x',
     '/todos//1',
     '/todos%2F1',
-    '/todos/%zz',
-    '/todos/%',
-    '/todos/%E9',
+    '/todos%zz',
+    '/todos%/1',
+    '/todos/%zz/',
+    '/todos/%zz/x',
+    '/todos/1/%zz',
+    '/todos/%/%',
     '/todos/1/__proto__',
   ),
   kit.belowItem('/todos', plausibleId),
+  kit.belowItem('/todos', fc.oneof(kit.undecodableIds, ...kit.longIds)),
+  kit.undecodableIds.map((segment) => `/todos/1/${segment}`),
 )
 
 const contentType = kit.contentTypeFrom(
@@ -703,9 +714,13 @@ const rawBody = kit.rawBodyOf('title', { textMax: 2048, bytesMax: 2048 })
 
 const anyBody = kit.anyBodyOf(jsonBody, rawBody)
 
-/** Every path of surface C: the list, items with any id, and paths below that are not C's. */
+/**
+ * Every path of surface C: the list, items with any id, and paths below that are not C's; a few
+ * with an escaped letter in `todos` next to an undecodable id (only the id is read literally).
+ */
 const anyPath = fc.oneof(
   { weight: 2, arbitrary: fc.constant('/todos') },
+  { weight: 1, arbitrary: fc.constantFrom('/tod%6Fs', '/tod%6Fs/%zz', '/%74odos/2') },
   { weight: 3, arbitrary: anyId.map((id) => `/todos/${id}`) },
   { weight: 1, arbitrary: otherPath },
 )

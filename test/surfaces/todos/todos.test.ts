@@ -39,7 +39,7 @@ for (const [variant, build] of [
 
     test('ids are integers: text is 400 id harus angka; a missing todo is 404', async () => {
       const app = await build()
-      for (const id of ['abc', '1.5', '1e3', '99999999999999999999', '%20']) {
+      for (const id of ['abc', '1.5', '1e3', '%20', '--1']) {
         for (const method of ['GET', 'DELETE'] as const) {
           e3(await app.inject({ method, url: `/todos/${id}` }), 400, 'id harus angka')
         }
@@ -49,8 +49,19 @@ for (const [variant, build] of [
           'id harus angka',
         )
       }
-      for (const id of ['1', '-1', '0', '+2']) {
+      // Integers no todo can have (0, negative, past the largest id) are 404 as well.
+      for (const id of ['1', '-1', '0', '+2', '9007199254740992', '99999999999999999999']) {
         e3(await app.inject({ url: `/todos/${id}` }), 404, 'tugas tidak ditemukan')
+        e3(
+          await app.inject({
+            method: 'PUT',
+            url: `/todos/${id}`,
+            headers: json,
+            payload: '{"title":"x"}',
+          }),
+          404,
+          'tugas tidak ditemukan',
+        )
       }
     })
 

@@ -55,6 +55,52 @@ function urlOf({ template }: Endpoint, id: string, kid = '1'): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The path rule, computed from the URL as sent
+
+/** The segments of `url`'s path, each as the service reads it (`kit.segmentAsRead`). */
+function segmentsAsRead(url: string): string[] {
+  return url
+    .replace(/[?#].*$/s, '')
+    .split('/')
+    .slice(1)
+    .map(kit.segmentAsRead)
+}
+
+/** The methods of the id endpoints, by path form (README, Surface A). */
+const ID_FORMS: Record<number, Method[]> = {
+  2: ['GET', 'PUT', 'PATCH', 'DELETE'],
+  3: ['GET', 'POST'],
+  4: ['GET'],
+}
+
+/**
+ * What README's Ids rule says of `method` at `url` (as sent), when its path has the form of an
+ * id endpoint (`/tugas/<id>`, `/tugas/<id>/komentar`, `/tugas/<id>/komentar/<kid>`, also under
+ * `/v1`): an id as read that is not all digits matches no route, nor does a method the path does
+ * not serve: 404 `endpoint not found`. Digits of any length name a task (or a comment) that may
+ * not exist: a 404 names the id as sent. Undefined for other paths (the checker covers them).
+ */
+function idRule(
+  method: Method,
+  url: string,
+): { status: 404; pesan: string } | { status: 'any'; pesan404: string[] } | undefined {
+  const segments = segmentsAsRead(url)
+  if (segments[0] === 'v1') segments.shift()
+  const [root, id, komentar, kid] = segments
+  const methods = ID_FORMS[segments.length]
+  if (root !== 'tugas' || id === undefined || methods === undefined) return undefined
+  if (komentar !== undefined && komentar !== 'komentar') return undefined
+  const digits = (raw: string | undefined) => raw === undefined || /^[0-9]+$/.test(raw)
+  if (!digits(id) || !digits(kid) || !methods.includes(method)) {
+    return { status: 404, pesan: 'endpoint not found' }
+  }
+  return {
+    status: 'any',
+    pesan404: [`task ${id} not found`, ...(kid === undefined ? [] : [`comment ${kid} not found`])],
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Arbitraries
 
 const endpoint = fc.constantFrom(...ENDPOINTS)
@@ -64,7 +110,10 @@ const bodyEndpoint = fc.constantFrom(...BODY_ENDPOINTS)
 /** Ids of tasks and comments that exist in the demo data, and a few that do not. */
 const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '999')
 
-/** Any id a client might put in the path: numbers, numbers in disguise, text, broken escapes. */
+/**
+ * Any id a client might put in the path: numbers, numbers in disguise, text, broken escapes,
+ * ids of any length.
+ */
 const anyId = fc.oneof(
   ...kit.numericIds,
   fc.constantFrom(
@@ -90,6 +139,8 @@ const anyId = fc.oneof(
     '１',
   ),
   ...kit.encodedIds,
+  ...kit.longIds,
+  kit.undecodableIds,
   // Occasionally raw: whatever the URL parser makes of it.
   fc.string({ unit: 'grapheme-ascii', minLength: 1 }),
 )
@@ -226,6 +277,8 @@ interface Harness {
     statusCode: number
     body: unknown
     headers: Record<string, unknown>
+    /** The URL as sent (`kit.urlAsSent`). */
+    url: string
   }>
 }
 
@@ -275,11 +328,10 @@ async function harness(): Promise<Harness> {
       }
     }
 
-    // The URL as the server received it (the URL parser may normalise what was sent).
-    const url = response.raw.req.url ?? options.url
+    const url = kit.urlAsSent(response, options.url)
     conforms({ method: options.method, url }, { statusCode, headers, body: response.body })
     assertNotPolluted()
-    return { statusCode, body: parsed, headers }
+    return { statusCode, body: parsed, headers, url }
   }
 
   return { app, send }
@@ -369,15 +421,25 @@ describe('surface A under bad input', () => {
           fc.option(jsonBody, { nil: undefined }),
           fc.boolean(),
           async (e, id, kid, body, disguised) => {
-            // The conformance checker holds the path rule: an id that is not all digits names
-            // no endpoint, so only the E1 404 may answer it.
+            // The conformance checker holds the path rule too: an id that is not all digits
+            // names no endpoint, so only the E1 404 may answer it.
             const url = urlOf(e, id, kid)
-            await send({
+            const answer = await send({
               method: e.method,
               // A percent-encoded letter in the literal part names the same path.
               url: disguised ? url.replace('/tugas', '/tug%61s') : url,
               ...(body === undefined ? {} : { headers: json, payload: body }),
             })
+            const rule = idRule(e.method, answer.url)
+            if (rule === undefined) return
+            const what = `${e.method} ${answer.url} answered ${answer.statusCode} ${JSON.stringify(answer.body)}`
+            const pesan = (answer.body as { error?: { pesan?: unknown } } | undefined)?.error?.pesan
+            if (rule.status === 404) {
+              assert.equal(answer.statusCode, 404, what)
+              assert.equal(pesan, rule.pesan, what)
+            } else if (answer.statusCode === 404) {
+              assert.ok(rule.pesan404.includes(String(pesan)), what)
+            }
           },
         ),
         PARAMETERS,

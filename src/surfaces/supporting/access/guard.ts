@@ -4,8 +4,8 @@ import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
 import { failures } from '../responses.js'
-import type { Credential, CredentialStore } from './credentials.js'
 import { isAllowed } from './policy.js'
+import type { Credential, CredentialStore } from './store.js'
 
 /** What a request presents: the Bearer token when `Authorization` uses that scheme, else the key. */
 export type Presented = { form: 'bearer' | 'api-key'; secret: string } | undefined

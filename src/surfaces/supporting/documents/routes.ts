@@ -1,8 +1,9 @@
 import { ApiError } from '../../../http/errors.js'
+import { atId } from '../../../http/path-id.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
-import type { CredentialStore } from '../access/credentials.js'
 import { credentialed, identityOf } from '../access/guard.js'
+import type { CredentialStore } from '../access/store.js'
 import { notFound, pathId } from '../errors.js'
 import { readOne } from '../read-one.js'
 import { failures, idParameter } from '../responses.js'
@@ -27,7 +28,6 @@ const notYours = (id: number) =>
  * in the access hook, then the integer id (400), existence (404), ownership (403).
  */
 export function documentRoutes({ store, credentials }: DocumentRouteOptions): RouteSpec[] {
-  const missing = (id: number) => () => notFound('document', id)
   const routes: RouteSpec[] = [
     {
       method: 'GET',
@@ -65,8 +65,8 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
         404: failures.notFound,
       },
       async handler(request, reply) {
-        const id = pathId(request)
-        if (!(await store.delete(id))) throw missing(id)()
+        const { id, raw } = pathId(request)
+        if (!(await atId(id, (known) => store.delete(known)))) throw notFound('document', raw)
         return reply.code(204).send()
       },
     },

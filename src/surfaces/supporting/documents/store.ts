@@ -1,31 +1,10 @@
-import { MemoryCollection } from '../../../store/memory-collection.js'
 import type { Dokumen } from './schemas.js'
 
-/** Owner-scoped documents. */
+/** Owner-scoped documents; `create` loads the seed (there is no create over HTTP). */
 export interface DocumentStore {
-  /** All documents, or only those whose `pemilik` is `owner`. */
+  /** All documents, or only those whose `pemilik` is `owner`, in ascending id order. */
   list(filter?: { owner?: string }): Promise<Dokumen[]>
   get(id: number): Promise<Dokumen | undefined>
+  create(fields: Omit<Dokumen, 'id'>): Promise<Dokumen>
   delete(id: number): Promise<boolean>
-}
-
-export class MemoryDocumentStore implements DocumentStore {
-  readonly #documents = new MemoryCollection<Dokumen>()
-
-  constructor(seed: Omit<Dokumen, 'id'>[]) {
-    for (const document of seed) this.#documents.add((id) => ({ id, ...document }))
-  }
-
-  async list({ owner }: { owner?: string } = {}) {
-    const all = this.#documents.list()
-    return owner === undefined ? all : all.filter((document) => document.pemilik === owner)
-  }
-
-  async get(id: number) {
-    return this.#documents.get(id)
-  }
-
-  async delete(id: number) {
-    return this.#documents.delete(id)
-  }
 }

@@ -1,6 +1,7 @@
 import { sentBody } from '../../../http/e2.js'
 import { ApiError } from '../../../http/errors.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
+import { atId } from '../../../http/path-id.js'
 import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { notFound, pathId, supportingErrors } from '../errors.js'
 import { readOne } from '../read-one.js'
@@ -13,7 +14,6 @@ const alreadyPaid = (id: number) =>
   new ApiError(409, 'SUDAH_DIBAYAR', `order ${id} is already paid`, { status: 'LUNAS' })
 
 export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
-  const missing = (id: number) => () => notFound('order', id)
   return [
     {
       method: 'POST',
@@ -56,10 +56,10 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
         409: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
       },
       async handler(request) {
-        const id = pathId(request)
-        const result = await store.pay(id)
-        if (result.outcome === 'missing') throw missing(id)()
-        if (result.outcome === 'already-paid') throw alreadyPaid(id)
+        const { id, raw } = pathId(request)
+        const result = await atId(id, (known) => store.pay(known))
+        if (result === undefined || result.outcome === 'missing') throw notFound('order', raw)
+        if (result.outcome === 'already-paid') throw alreadyPaid(result.order.id)
         return { data: result.order }
       },
     },

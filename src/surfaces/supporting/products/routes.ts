@@ -5,7 +5,7 @@ import { parseAccept } from '../../../http/accept.js'
 import { markApiVersion } from '../../../http/api-version.js'
 import { ApiError } from '../../../http/errors.js'
 import { headerValue } from '../../../http/headers.js'
-import { type ResponseSpec, type RouteSpec, serializeWith } from '../../../http/route-spec.js'
+import { type ResponseSpec, type RouteSpec, sendWith } from '../../../http/route-spec.js'
 import { readOne } from '../read-one.js'
 import { e2 } from '../responses.js'
 import { Produk, ProdukV1List, ProdukV2 } from './schemas.js'
@@ -75,13 +75,13 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
     reply.headers(v1Headers)
     if (now().getTime() >= sunset.getTime()) throw retired(sunset)
     const items = (await store.list()).map(({ id, nama }) => ({ id, nama }))
-    return serializeWith(reply, ProdukV1List).send(items)
+    return sendWith(reply, ProdukV1List, items)
   }
 
   async function sendV2(request: FastifyRequest, reply: FastifyReply) {
     markApiVersion(request, 'produk v2')
     const data = (await store.list()).map(({ id, nama, harga }) => ({ id, nama, harga }))
-    return serializeWith(reply, ProdukV2).send({ data, meta: { versi: '2', jumlah: data.length } })
+    return sendWith(reply, ProdukV2, { data, meta: { versi: '2', jumlah: data.length } })
   }
 
   const v1Response: ResponseSpec = {

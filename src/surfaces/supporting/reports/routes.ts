@@ -4,8 +4,8 @@ import { ApiError } from '../../../http/errors.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import { sendRateLimitHeaders } from '../../../rate-limit/headers.js'
 import type { RateLimiter } from '../../../rate-limit/limiter.js'
-import type { CredentialStore } from '../access/credentials.js'
 import { credentialed, credentialOf, identityOf } from '../access/guard.js'
+import type { CredentialStore } from '../access/store.js'
 import { supportingErrors } from '../errors.js'
 import { e2, failures } from '../responses.js'
 
@@ -90,7 +90,7 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
           { err: error, file: salesReportFile },
           'laporan-penjualan: the report file cannot be read',
         )
-        throw supportingErrors.fromFramework({ kind: 'internal' }, request)
+        throw supportingErrors.fromFramework({ kind: 'internal' })
       }
     },
   }

@@ -1,0 +1,104 @@
+import pg from 'pg'
+import { ServiceUnavailableError } from '../unavailable.js'
+import { isUnavailable } from './errors.js'
+
+export interface DatabaseOptions {
+  url: string
+  poolSize: number
+  statementTimeoutMs: number
+}
+
+// Ids and counts are bigint columns kept within the safe integers: numbers, not strings.
+const INT8 = 20
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format)
+  },
+} as pg.CustomTypesConfig
+
+/** Something that runs a statement: the pool, or one client inside a transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+}
+
+/**
+ * Statements against PostgreSQL through a pool. A statement the database cannot serve now
+ * (unreachable, restarting, over its statement timeout) fails as ServiceUnavailableError, which
+ * every surface answers 503; any other failure is a bug and propagates as it is.
+ */
+export class Database implements Queryable {
+  readonly #pool: pg.Pool
+
+  constructor(options: DatabaseOptions) {
+    this.#pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize,
+      types,
+      // Never wait forever for a connection, nor for a statement.
+      connectionTimeoutMillis: 2000,
+      statement_timeout: options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + 1000,
+      application_name: 'tugas',
+    })
+    // An idle connection that dies (the database restarts) must not kill the process; the
+    // pool drops it and the next statement opens another.
+    this.#pool.on('error', () => {})
+  }
+
+  get pool(): pg.Pool {
+    return this.#pool
+  }
+
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
+    return unavailableAs(() => this.#pool.query<R>(text, values))
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
+   * when it throws.
+   */
+  async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+    const client = await unavailableAs(() => this.#pool.connect())
+    const inTransaction: Queryable = {
+      query: (text, values) => unavailableAs(() => client.query(text, values)),
+    }
+    let broken: Error | undefined
+    try {
+      await inTransaction.query('BEGIN')
+      const result = await work(inTransaction)
+      await inTransaction.query('COMMIT')
+      return result
+    } catch (error) {
+      broken = error as Error
+      await client.query('ROLLBACK').catch(() => {})
+      throw error
+    } finally {
+      // A connection that failed mid-transaction is not handed out again.
+      client.release(broken instanceof ServiceUnavailableError ? broken : undefined)
+    }
+  }
+
+  /** Whether the database answers now. */
+  async ping(): Promise<boolean> {
+    try {
+      await this.#pool.query('SELECT 1')
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end()
+  }
+}
+
+async function unavailableAs<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (isUnavailable(error)) throw new ServiceUnavailableError('postgres', { cause: error })
+    throw error
+  }
+}

@@ -1,0 +1,43 @@
+import { fileURLToPath } from 'node:url'
+import Postgrator from 'postgrator'
+import type { Database, Queryable } from './database.js'
+
+/** The versioned SQL migrations, shipped with the package beside `src/` and `dist/`. */
+const MIGRATIONS = fileURLToPath(new URL('../../../migrations/*.sql', import.meta.url))
+
+/**
+ * One key for every start-up step that must not run twice at once (migrations, the seed), so
+ * that several processes starting together take turns: pg_advisory_xact_lock(key).
+ */
+export const START_UP_LOCK = 7_265_738_401
+
+/** Takes the start-up lock for the rest of the transaction `client` is in. */
+export async function lockStartUp(client: Queryable): Promise<void> {
+  await client.query('SELECT pg_advisory_xact_lock($1)', [START_UP_LOCK])
+}
+
+/**
+ * Brings the schema to the newest version, in one transaction under the start-up lock: a
+ * process that starts while another migrates waits, then finds nothing left to do, and a
+ * failed migration leaves the schema as it was. Returns the versions applied.
+ */
+export async function migrate(database: Database): Promise<number[]> {
+  return database.transaction(async (client) => {
+    await lockStartUp(client)
+    const { rows } = await client.query<{ db: string; schema: string }>(
+      'SELECT current_database() AS db, current_schema() AS schema',
+    )
+    const { db, schema } = rows[0] as { db: string; schema: string }
+    const postgrator = new Postgrator({
+      migrationPattern: MIGRATIONS,
+      driver: 'pg',
+      database: db,
+      // Look for the version table in this schema only (a database may hold several).
+      currentSchema: schema,
+      schemaTable: 'schemaversion',
+      execQuery: (query) => client.query(query),
+    })
+    const applied = await postgrator.migrate()
+    return applied.map((migration) => migration.version)
+  })
+}

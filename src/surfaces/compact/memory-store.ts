@@ -1,0 +1,28 @@
+import { MemoryCollection } from '../../store/memory-collection.js'
+import type { CompactTugas } from './schemas.js'
+import type { CompactStore } from './store.js'
+
+/** Surface B's tasks in process memory. */
+export class MemoryCompactStore implements CompactStore {
+  readonly #tasks = new MemoryCollection<CompactTugas>()
+
+  async list() {
+    return this.#tasks.list()
+  }
+
+  async get(id: number) {
+    return this.#tasks.get(id)
+  }
+
+  async create(judul: string) {
+    return this.#tasks.add((id) => ({ id, judul, selesai: false }))
+  }
+
+  async replace(id: number, fields: Omit<CompactTugas, 'id'>) {
+    return this.#tasks.change(id, (current) => ({ ...current, ...fields }))
+  }
+
+  async delete(id: number) {
+    return this.#tasks.delete(id)
+  }
+}

@@ -1,0 +1,49 @@
+import type { Queryable } from '../../store/postgres/database.js'
+import { changed, first } from '../../store/postgres/rows.js'
+import { fromText, toText } from '../../store/postgres/text.js'
+import type { CompactTugas } from './schemas.js'
+import type { CompactStore } from './store.js'
+
+const TASK = 'id, judul, selesai'
+
+const task = (row: CompactTugas): CompactTugas => ({ ...row, judul: fromText(row.judul) })
+
+/** Surface B's tasks in PostgreSQL: one statement per method. */
+export class PgCompactStore implements CompactStore {
+  constructor(private readonly db: Queryable) {}
+
+  async list() {
+    const result = await this.db.query<CompactTugas>(
+      `SELECT ${TASK} FROM compact_tugas ORDER BY id`,
+    )
+    return result.rows.map(task)
+  }
+
+  async get(id: number) {
+    const row = first(
+      await this.db.query<CompactTugas>(`SELECT ${TASK} FROM compact_tugas WHERE id = $1`, [id]),
+    )
+    return row && task(row)
+  }
+
+  async create(judul: string) {
+    const result = await this.db.query<CompactTugas>(
+      `INSERT INTO compact_tugas (judul, selesai) VALUES ($1, false) RETURNING ${TASK}`,
+      [toText(judul)],
+    )
+    return task(first(result) as CompactTugas)
+  }
+
+  async replace(id: number, { judul, selesai }: Omit<CompactTugas, 'id'>) {
+    const result = await this.db.query<CompactTugas>(
+      `UPDATE compact_tugas SET judul = $2, selesai = $3 WHERE id = $1 RETURNING ${TASK}`,
+      [id, toText(judul), selesai],
+    )
+    const row = first(result)
+    return row && task(row)
+  }
+
+  async delete(id: number) {
+    return changed(await this.db.query('DELETE FROM compact_tugas WHERE id = $1', [id]))
+  }
+}

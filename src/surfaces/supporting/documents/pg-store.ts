@@ -1,0 +1,48 @@
+import type { Queryable } from '../../../store/postgres/database.js'
+import { changed, first } from '../../../store/postgres/rows.js'
+import { fromText, toText } from '../../../store/postgres/text.js'
+import type { Dokumen } from './schemas.js'
+import type { DocumentStore } from './store.js'
+
+const DOCUMENT = 'id, judul, pemilik'
+
+const document = (row: Dokumen): Dokumen => ({
+  id: row.id,
+  judul: fromText(row.judul),
+  pemilik: fromText(row.pemilik),
+})
+
+/** Documents in PostgreSQL. */
+export class PgDocumentStore implements DocumentStore {
+  constructor(private readonly db: Queryable) {}
+
+  async list({ owner }: { owner?: string } = {}) {
+    const result =
+      owner === undefined
+        ? await this.db.query<Dokumen>(`SELECT ${DOCUMENT} FROM dokumen ORDER BY id`)
+        : await this.db.query<Dokumen>(
+            `SELECT ${DOCUMENT} FROM dokumen WHERE pemilik = $1 ORDER BY id`,
+            [toText(owner)],
+          )
+    return result.rows.map(document)
+  }
+
+  async get(id: number) {
+    const row = first(
+      await this.db.query<Dokumen>(`SELECT ${DOCUMENT} FROM dokumen WHERE id = $1`, [id]),
+    )
+    return row && document(row)
+  }
+
+  async create({ judul, pemilik }: Omit<Dokumen, 'id'>) {
+    const result = await this.db.query<Dokumen>(
+      `INSERT INTO dokumen (judul, pemilik) VALUES ($1, $2) RETURNING ${DOCUMENT}`,
+      [toText(judul), toText(pemilik)],
+    )
+    return document(first(result) as Dokumen)
+  }
+
+  async delete(id: number) {
+    return changed(await this.db.query('DELETE FROM dokumen WHERE id = $1', [id]))
+  }
+}

@@ -1,0 +1,25 @@
+import { MemoryCollection } from '../../../store/memory-collection.js'
+import type { Pesanan } from './schemas.js'
+import type { OrderStore, PayResult } from './store.js'
+
+/** Orders in process memory. */
+export class MemoryOrderStore implements OrderStore {
+  readonly #orders = new MemoryCollection<Pesanan>()
+
+  async get(id: number) {
+    return this.#orders.get(id)
+  }
+
+  async create(fields: Pick<Pesanan, 'email' | 'jumlah'>) {
+    return this.#orders.add((id) => ({ id, ...fields, status: 'MENUNGGU' as const }))
+  }
+
+  async pay(id: number): Promise<PayResult> {
+    // No await between the check and the change.
+    const order = this.#orders.get(id)
+    if (order === undefined) return { outcome: 'missing' }
+    if (order.status === 'LUNAS') return { outcome: 'already-paid', order }
+    const paid = this.#orders.change(id, (current) => ({ ...current, status: 'LUNAS' }))
+    return { outcome: 'paid', order: paid as Pesanan }
+  }
+}

@@ -1,0 +1,48 @@
+import type { Queryable } from '../../../store/postgres/database.js'
+import { first } from '../../../store/postgres/rows.js'
+import { fromText, toText } from '../../../store/postgres/text.js'
+import type { Pesanan } from './schemas.js'
+import type { OrderStore, PayResult } from './store.js'
+
+const ORDER = 'id, email, jumlah, status'
+
+const order = (row: Pesanan): Pesanan => ({ ...row, email: fromText(row.email) })
+
+/** Orders in PostgreSQL. */
+export class PgOrderStore implements OrderStore {
+  constructor(private readonly db: Queryable) {}
+
+  async get(id: number) {
+    const row = first(
+      await this.db.query<Pesanan>(`SELECT ${ORDER} FROM pesanan WHERE id = $1`, [id]),
+    )
+    return row && order(row)
+  }
+
+  async create({ email, jumlah }: Pick<Pesanan, 'email' | 'jumlah'>) {
+    const result = await this.db.query<Pesanan>(
+      `INSERT INTO pesanan (email, jumlah, status) VALUES ($1, $2, 'MENUNGGU') RETURNING ${ORDER}`,
+      [toText(email), jumlah],
+    )
+    return order(first(result) as Pesanan)
+  }
+
+  /**
+   * One conditional UPDATE: of concurrent payments of one order, in however many processes,
+   * exactly one finds it `MENUNGGU`. An order the UPDATE did not change is then read to tell
+   * "already paid" from "missing" (a paid order never changes again, so that read is exact).
+   */
+  async pay(id: number): Promise<PayResult> {
+    const paid = first(
+      await this.db.query<Pesanan>(
+        `UPDATE pesanan SET status = 'LUNAS' WHERE id = $1 AND status = 'MENUNGGU' RETURNING ${ORDER}`,
+        [id],
+      ),
+    )
+    if (paid !== undefined) return { outcome: 'paid', order: order(paid) }
+    const current = await this.get(id)
+    return current === undefined
+      ? { outcome: 'missing' }
+      : { outcome: 'already-paid', order: current }
+  }
+}

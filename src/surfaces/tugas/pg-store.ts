@@ -1,0 +1,142 @@
+import type { Queryable } from '../../store/postgres/database.js'
+import { FOREIGN_KEY_VIOLATION, sqlState } from '../../store/postgres/errors.js'
+import { changed, first } from '../../store/postgres/rows.js'
+import { fromText, toText } from '../../store/postgres/text.js'
+import type { SortField } from './list-query.js'
+import type { TugasInput } from './rules.js'
+import type { Komentar, Tugas } from './schemas.js'
+import { titleKey } from './sort-key.js'
+import type { TugasQuery, TugasSlice, TugasStore } from './store.js'
+
+const TASK = 'id, title, status'
+const COMMENT = 'id, tugas_id AS "tugasId", isi'
+
+/** The ORDER BY of each sort, ties in ascending id both ways; each has an index (migrations). */
+const ORDER: Record<SortField, [ascending: string, descending: string]> = {
+  id: ['id', 'id DESC'],
+  title: ['title_key, id', 'title_key DESC, id'],
+  status: ['status, id', 'status DESC, id'],
+}
+
+/**
+ * The page statement of every filter and order: fixed texts, values always parameters. One
+ * statement reads the page and the count in one snapshot, so `total` always agrees with it.
+ */
+function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
+  const where = filtered ? 'WHERE status = $3' : ''
+  const order = ORDER[sort][descending ? 1 : 0]
+  return `WITH page AS (
+      SELECT id, title, title_key, status FROM tugas ${where} ORDER BY ${order} LIMIT $1 OFFSET $2)
+    SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'title', title, 'status', status)
+        ORDER BY ${order}) FROM page), '[]') AS items,
+      (SELECT coalesce(sum(n), 0) FROM tugas_count ${where})::bigint AS total`
+}
+const PAGES = new Map<string, string>()
+for (const sort of Object.keys(ORDER) as SortField[]) {
+  for (const descending of [false, true]) {
+    for (const filtered of [false, true]) {
+      PAGES.set(`${sort}:${descending}:${filtered}`, pageStatement(sort, descending, filtered))
+    }
+  }
+}
+
+const task = (row: Tugas): Tugas => ({ id: row.id, title: fromText(row.title), status: row.status })
+const komentar = (row: Komentar): Komentar => ({
+  id: row.id,
+  tugasId: row.tugasId,
+  isi: fromText(row.isi),
+})
+
+/**
+ * Surface A's data in PostgreSQL. Each method is one statement, so each is atomic on its own:
+ * the per-status counts change in the same statement as the rows (a trigger), and a comment
+ * on a task deleted meanwhile fails its foreign key instead of landing.
+ */
+export class PgTugasStore implements TugasStore {
+  constructor(private readonly db: Queryable) {}
+
+  async all() {
+    return (await this.db.query<Tugas>(`SELECT ${TASK} FROM tugas ORDER BY id`)).rows.map(task)
+  }
+
+  async query({ status, sort, descending, offset, limit }: TugasQuery): Promise<TugasSlice> {
+    const statement = PAGES.get(`${sort}:${descending}:${status !== undefined}`) as string
+    const values = status === undefined ? [limit, offset] : [limit, offset, status]
+    const { items, total } = first(await this.db.query<TugasSlice>(statement, values)) as TugasSlice
+    return { items: items.map(task), total }
+  }
+
+  async get(id: number) {
+    const row = first(await this.db.query<Tugas>(`SELECT ${TASK} FROM tugas WHERE id = $1`, [id]))
+    return row && task(row)
+  }
+
+  async create({ title, status }: TugasInput) {
+    const result = await this.db.query<Tugas>(
+      `INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING ${TASK}`,
+      [toText(title), titleKey(title), status],
+    )
+    return task(first(result) as Tugas)
+  }
+
+  async replace(id: number, input: TugasInput) {
+    return this.update(id, input)
+  }
+
+  async update(id: number, { title, status }: Partial<TugasInput>) {
+    const result = await this.db.query<Tugas>(
+      `UPDATE tugas SET title = coalesce($2, title), title_key = coalesce($3, title_key),
+         status = coalesce($4, status) WHERE id = $1 RETURNING ${TASK}`,
+      [
+        id,
+        title === undefined ? null : toText(title),
+        title === undefined ? null : titleKey(title),
+        status ?? null,
+      ],
+    )
+    const row = first(result)
+    return row && task(row)
+  }
+
+  async delete(id: number) {
+    return changed(await this.db.query('DELETE FROM tugas WHERE id = $1', [id]))
+  }
+
+  async comments(tugasId: number): Promise<Komentar[] | undefined> {
+    // One statement: the task's existence and its comments seen at the same instant.
+    const { rows } = await this.db.query<Komentar | { id: null }>(
+      `SELECT k.id, k.tugas_id AS "tugasId", k.isi
+       FROM tugas t LEFT JOIN komentar k ON k.tugas_id = t.id WHERE t.id = $1 ORDER BY k.id`,
+      [tugasId],
+    )
+    if (rows.length === 0) return undefined
+    // A task without comments is one row of nulls.
+    return rows.flatMap((row) => (row.id === null ? [] : [komentar(row as Komentar)]))
+  }
+
+  async comment(tugasId: number, id: number) {
+    const result = await this.db.query<Komentar>(
+      `SELECT ${COMMENT} FROM komentar WHERE id = $2 AND tugas_id = $1`,
+      [tugasId, id],
+    )
+    const row = first(result)
+    return row && komentar(row)
+  }
+
+  async addComment(tugasId: number, isi: string) {
+    try {
+      // No row, so no id drawn, for a task that does not exist: ids stay without gaps.
+      const result = await this.db.query<Komentar>(
+        `INSERT INTO komentar (tugas_id, isi)
+         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tugas WHERE id = $1) RETURNING ${COMMENT}`,
+        [tugasId, toText(isi)],
+      )
+      const row = first(result)
+      return row && komentar(row)
+    } catch (error) {
+      // The task was deleted while this insert was landing: the foreign key refuses it.
+      if (sqlState(error) === FOREIGN_KEY_VIOLATION) return undefined
+      throw error
+    }
+  }
+}

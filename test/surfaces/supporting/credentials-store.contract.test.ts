@@ -1,0 +1,183 @@
+// The CredentialStore contract (the one table of secrets), on every implementation: identify
+// by exact secret, the ref as the SHA-256 of the secret in hex, secrets of any Unicode text.
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { test } from 'node:test'
+import { demoSeed, type Identity, parseSeed } from '../../../src/seed.js'
+import type { CredentialStore } from '../../../src/surfaces/supporting/access/store.js'
+import { forEachStore, type StoreKind, tryMutate } from '../../stores.js'
+import { ADMIN, BUDI, SITI } from './helpers.js'
+
+/** The SHA-256 of the secret's UTF-8 bytes, in lowercase hex: computed here, not by the store. */
+const sha256Hex = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex')
+
+/** A fresh credential table of `kind` holding `credentials`, filled through the interface. */
+async function credentialTable(
+  kind: StoreKind,
+  credentials: Record<string, Identity>,
+): Promise<CredentialStore> {
+  const store = (await kind.fresh()).credentials
+  for (const [secret, identity] of Object.entries(credentials)) await store.add(secret, identity)
+  return store
+}
+
+await forEachStore('CredentialStore', (kind) => {
+  // From access.test.ts (MemoryCredentialStore: one table of secrets), now on every store.
+  test('identify returns the identity of each secret', async () => {
+    const store = await credentialTable(kind, demoSeed.credentials)
+    for (const [secret, identity] of Object.entries(demoSeed.credentials)) {
+      assert.deepEqual((await store.identify(secret))?.identity, identity, secret)
+    }
+  })
+
+  test('identify returns undefined for an unknown, empty, prefix, longer or other-case secret', async () => {
+    const store = await credentialTable(kind, demoSeed.credentials)
+    for (const secret of [
+      'nope',
+      '',
+      'demo-budi',
+      'demo-budi-toke',
+      'd',
+      'demo-budi-token-x',
+      'demo-budi-token ',
+      ' demo-budi-token',
+      'DEMO-BUDI-TOKEN',
+      'Demo-budi-token',
+    ]) {
+      assert.equal(await store.identify(secret), undefined, JSON.stringify(secret))
+    }
+  })
+
+  test('the ref of a credential is not the secret, is stable per secret and differs between secrets', async () => {
+    const store = await credentialTable(kind, demoSeed.credentials)
+    const again = await credentialTable(kind, demoSeed.credentials)
+    const refs = new Set<string>()
+    for (const secret of [ADMIN, BUDI, SITI]) {
+      const first = await store.identify(secret)
+      const second = await store.identify(secret)
+      assert.ok(first !== undefined && second !== undefined)
+      assert.equal(typeof first.ref, 'string')
+      assert.ok(first.ref.length > 0)
+      assert.notEqual(first.ref, secret)
+      assert.ok(!first.ref.includes(secret), 'the ref does not contain the secret')
+      assert.equal(second.ref, first.ref, 'stable per secret')
+      assert.equal((await again.identify(secret))?.ref, first.ref, 'stable across stores')
+      refs.add(first.ref)
+    }
+    assert.equal(refs.size, 3, 'one ref per secret')
+  })
+
+  test('two secrets of the same identity are two credentials with their own refs', async () => {
+    const same = { nama: 'budi', peran: 'user' } as const
+    const store = await credentialTable(kind, { 'key-a': same, 'key-b': same })
+    const a = await store.identify('key-a')
+    const b = await store.identify('key-b')
+    assert.deepEqual(a?.identity, same)
+    assert.deepEqual(b?.identity, same)
+    assert.notEqual(a?.ref, b?.ref)
+  })
+
+  test('inherited member names are not secrets', async () => {
+    const store = await credentialTable(kind, demoSeed.credentials)
+    for (const secret of ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf']) {
+      assert.equal(await store.identify(secret), undefined, secret)
+    }
+  })
+
+  test('a seed secret spelled __proto__ is a secret like any other and pollutes nothing', async () => {
+    const seed = parseSeed(
+      JSON.parse('{"credentials":{"__proto__":{"nama":"x","peran":"admin"}}}') as unknown,
+    )
+    assert.ok(Object.hasOwn(seed.credentials, '__proto__'))
+    assert.equal(Object.getPrototypeOf(seed.credentials), Object.prototype)
+    const store = await credentialTable(kind, seed.credentials)
+    assert.deepEqual((await store.identify('__proto__'))?.identity, { nama: 'x', peran: 'admin' })
+    assert.equal(await store.identify('constructor'), undefined)
+    assert.equal(({} as Record<string, unknown>).nama, undefined)
+    assert.equal(({} as Record<string, unknown>).peran, undefined)
+    assert.equal(Object.hasOwn(Object.prototype, 'nama'), false)
+  })
+
+  // Added with the contract suite.
+  test('identify gives exactly { identity, ref }, the ref the SHA-256 of the secret in lowercase hex', async () => {
+    const store = await credentialTable(kind, demoSeed.credentials)
+    for (const [secret, identity] of Object.entries(demoSeed.credentials)) {
+      const credential = await store.identify(secret)
+      assert.deepEqual(credential, { identity, ref: sha256Hex(secret) }, secret)
+      assert.match(credential?.ref ?? '', /^[0-9a-f]{64}$/)
+    }
+    assert.equal(
+      sha256Hex(ADMIN),
+      createHash('sha256').update(Buffer.from(ADMIN, 'utf8')).digest('hex'),
+    )
+  })
+
+  test('an unknown secret is undefined, in an empty table too', async () => {
+    const empty = (await kind.fresh()).credentials
+    for (const secret of ['', 'nope', ADMIN, '😀']) {
+      assert.equal(await empty.identify(secret), undefined, JSON.stringify(secret))
+    }
+    await empty.add('satu', { nama: 'satu', peran: 'user' })
+    assert.equal(await empty.identify('dua'), undefined)
+  })
+
+  test('secrets of any Unicode text work, each exactly: astral, combining, RTL, NUL, long', async () => {
+    const secrets = [
+      '😀',
+      '😀😀',
+      'kata sandi rahasia',
+      'é',
+      'e\u0301',
+      'ǅ',
+      'ﬁ',
+      'fi',
+      'مرحبا بالعالم',
+      '日本語のパスワード',
+      '\u0000',
+      '\u0000\u0000',
+      'a\u0000b',
+      '\u200d',
+      '\ufeffbom',
+      '\ufffd',
+      '\u{10ffff}',
+      '\t\r\n ',
+      ' ',
+      'x'.repeat(10_000),
+      '🔑'.repeat(2_000),
+    ]
+    assert.equal(new Set(secrets).size, secrets.length)
+    const table = Object.fromEntries(
+      secrets.map((secret, i) => [
+        secret,
+        { nama: `nama-${i}`, peran: i % 2 === 0 ? 'user' : 'admin' } as Identity,
+      ]),
+    )
+    const store = await credentialTable(kind, table)
+    for (const [i, secret] of secrets.entries()) {
+      assert.deepEqual(
+        await store.identify(secret),
+        { identity: table[secret], ref: sha256Hex(secret) },
+        `secret ${i}`,
+      )
+    }
+    for (const other of ['😀😀😀', 'E\u0301', 'a\u0000', '\u0000b', '', 'x'.repeat(9_999)]) {
+      assert.equal(await store.identify(other), undefined, JSON.stringify(other.slice(0, 20)))
+    }
+  })
+
+  test('credentials are snapshots: changing the identity added, or a credential returned, changes nothing stored', async () => {
+    const store = (await kind.fresh()).credentials
+    const identity: Identity = { nama: 'budi', peran: 'user' }
+    await store.add('kunci', identity)
+    identity.nama = 'diubah'
+    identity.peran = 'admin'
+    const expected = { identity: { nama: 'budi', peran: 'user' }, ref: sha256Hex('kunci') }
+    const first = await store.identify('kunci')
+    assert.deepEqual(first, expected)
+    tryMutate(() => {
+      ;(first?.identity as { peran: string }).peran = 'admin'
+      ;(first as { ref: string }).ref = 'lain'
+    })
+    assert.deepEqual(await store.identify('kunci'), expected)
+  })
+})
