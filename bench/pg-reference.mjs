@@ -1,7 +1,9 @@
 // The ceiling for a store that asks PostgreSQL: a bare Fastify route per request kind, each one
 // statement through the same driver and pool size as the service (DATABASE_URL,
 // DATABASE_POOL_SIZE). GET /tugas/<id> is one primary-key SELECT; POST /tugas one INSERT ...
-// RETURNING (with the title's sort key, as the service writes it).
+// RETURNING (with the title's sort key, as the service writes it). With REFERENCE_PREPARED=1
+// both are named prepared statements, as the service runs them; otherwise each is parsed and
+// planned anew per request.
 import Fastify from 'fastify'
 import pg from 'pg'
 
@@ -10,25 +12,36 @@ const pool = new pg.Pool({
   max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
 })
 pg.types.setTypeParser(20, Number)
+const prepared = process.env.REFERENCE_PREPARED === '1'
 const app = Fastify()
 
+/** One statement, named when the reference runs prepared statements. */
+function statement(name, text, values) {
+  return prepared ? { name, text, values } : { text, values }
+}
+
 app.get('/tugas/:id', async (request, reply) => {
-  const { rows } = await pool.query('SELECT id, title, status FROM tugas WHERE id = $1', [
-    Number(request.params.id),
-  ])
+  const { rows } = await pool.query(
+    statement('get', 'SELECT id, title, status FROM tugas WHERE id = $1', [
+      Number(request.params.id),
+    ]),
+  )
   return rows[0] ?? reply.code(404).send({})
 })
 
 app.post('/tugas', async (request, reply) => {
   const { title } = request.body
   const { rows } = await pool.query(
-    'INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING id, title, status',
-    [title, Buffer.from(title, 'utf16le').swap16(), 'belum'],
+    statement(
+      'create',
+      'INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING id, title, status',
+      [title, Buffer.from(title, 'utf16le').swap16(), 'belum'],
+    ),
   )
   return reply.code(201).send(rows[0])
 })
 
-await app.listen({ host: '127.0.0.1', port: 0 })
+await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) })
 process.stdout.write(
   `${JSON.stringify({ msg: `Server listening at http://127.0.0.1:${app.server.address().port}` })}\n`,
 )

@@ -30,6 +30,7 @@ type Server =
   | 'service'
   | 'pg service'
   | 'pg reference'
+  | 'pg reference, prepared'
   | 'pg service, 1k tasks'
   | 'pg service, 1M tasks'
 
@@ -91,11 +92,25 @@ const POST_TASK = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
  */
 const postgresTargets: Target[] = [
   { name: 'pg reference GET /tugas/1', server: 'pg reference', path: '/tugas/1', expected: 200 },
+  {
+    name: 'pg reference, prepared, GET /tugas/1',
+    server: 'pg reference, prepared',
+    path: '/tugas/1',
+    expected: 200,
+  },
   { name: 'pg GET /tugas/1', server: 'pg service', path: '/tugas/1', expected: 200 },
   { name: `pg ${PAGE} (10k)`, server: 'pg service', path: PAGE, expected: 200 },
   {
     name: 'pg reference POST /tugas',
     server: 'pg reference',
+    path: '/tugas',
+    expected: 201,
+    method: 'POST',
+    body: POST_TASK,
+  },
+  {
+    name: 'pg reference, prepared, POST /tugas',
+    server: 'pg reference, prepared',
     path: '/tugas',
     expected: 201,
     method: 'POST',
@@ -364,12 +379,20 @@ async function startPostgres10k(
   process.stdout.write('PostgreSQL: seeding 10,000 tasks...\n')
   const url = await freshDatabase('tugas_bench_10k')
   const service = await postgresService(children, url, seedFile)
-  const reference = startServer([join(ROOT, 'bench/pg-reference.mjs')], {
-    DATABASE_URL: url,
-    DATABASE_POOL_SIZE: POOL_SIZE,
-  })
-  children.push(reference.child)
-  return { 'pg service': service, 'pg reference': await reference.url }
+  const reference = (prepared: '0' | '1') => {
+    const started = startServer([join(ROOT, 'bench/pg-reference.mjs')], {
+      DATABASE_URL: url,
+      DATABASE_POOL_SIZE: POOL_SIZE,
+      REFERENCE_PREPARED: prepared,
+    })
+    children.push(started.child)
+    return started.url
+  }
+  return {
+    'pg service': service,
+    'pg reference': await reference('0'),
+    'pg reference, prepared': await reference('1'),
+  }
 }
 
 /** The service on two more databases, filled with 1,000 and 1,000,000 tasks. */
@@ -412,6 +435,16 @@ function printPostgresRatios(rows: Row[]): void {
     'pg POST /tugas, service vs reference (req/s)',
     rate('pg POST /tugas'),
     rate('pg reference POST /tugas'),
+  )
+  show(
+    'pg GET /tugas/1, service vs prepared reference (req/s)',
+    rate('pg GET /tugas/1'),
+    rate('pg reference, prepared, GET /tugas/1'),
+  )
+  show(
+    'pg POST /tugas, service vs prepared reference (req/s)',
+    rate('pg POST /tugas'),
+    rate('pg reference, prepared, POST /tugas'),
   )
   show(
     'pg page at 1M vs 1k, cost (1k req/s / 1M req/s)',
@@ -463,15 +496,12 @@ async function main(): Promise<void> {
     const problem = await postgresProblem()
     if (problem === undefined) {
       // The 10k targets first: the million-row fill leaves the server busy for a while after.
-      const [refGet, get, page, refPost, post, ...atScale] = postgresTargets as [
-        Target,
-        Target,
-        Target,
-        Target,
-        Target,
-        ...Target[],
+      const [refGet, preparedGet, get, page, refPost, preparedPost, post, ...atScale] =
+        postgresTargets as [Target, Target, Target, Target, Target, Target, Target, ...Target[]]
+      const at10k = [
+        ...[refGet, preparedGet, get, get, preparedGet, refGet, page],
+        ...[refPost, preparedPost, post, post, preparedPost, refPost],
       ]
-      const at10k = [refGet, get, get, refGet, page, refPost, post, post, refPost]
       Object.assign(urls, await startPostgres10k(seedFile, children))
       rows.push(...(await run(at10k, urls)))
       Object.assign(urls, await startPostgresScale(children))

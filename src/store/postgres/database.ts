@@ -51,7 +51,7 @@ export class Database implements Queryable {
   }
 
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-    return unavailableAs(() => this.#pool.query<R>(text, values))
+    return unavailableAs(() => this.#pool.query<R>(prepared(text, values)))
   }
 
   /**
@@ -61,7 +61,7 @@ export class Database implements Queryable {
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await unavailableAs(() => this.#pool.connect())
     const inTransaction: Queryable = {
-      query: (text, values) => unavailableAs(() => client.query(text, values)),
+      query: (text, values) => unavailableAs(() => client.query(prepared(text, values))),
     }
     let broken: Error | undefined
     try {
@@ -92,6 +92,26 @@ export class Database implements Queryable {
   async close(): Promise<void> {
     await this.#pool.end()
   }
+}
+
+/** The name of each statement text, given the first time it is run. */
+const statementNames = new Map<string, string>()
+
+/**
+ * A statement with values as a named prepared statement: each connection parses and plans the
+ * text once and then only binds values, which spares the database most of its work per request.
+ * Every such text in the stores is a fixed string, so the names stay few. A text without values
+ * (`BEGIN`, the schema's several commands at once) goes as it is: a prepared statement holds
+ * one command only.
+ */
+function prepared(text: string, values: unknown[] | undefined): pg.QueryConfig {
+  if (values === undefined) return { text }
+  let name = statementNames.get(text)
+  if (name === undefined) {
+    name = `tugas_${statementNames.size + 1}`
+    statementNames.set(text, name)
+  }
+  return { name, text, values }
 }
 
 async function unavailableAs<T>(run: () => Promise<T>): Promise<T> {
