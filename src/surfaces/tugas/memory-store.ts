@@ -1,71 +1,58 @@
-import type { SortField } from './list-query.js'
+import { CountedTree } from '../../store/memory/counted-tree.js'
 import type { TugasInput } from './rules.js'
-import type { Komentar, Tugas } from './schemas.js'
+import { type Komentar, TUGAS_STATUSES, type Tugas, type TugasStatus } from './schemas.js'
 import type { TugasQuery, TugasSlice, TugasStore } from './store.js'
 
-type Compare = (a: Tugas, b: Tugas) => number
+/** Each status as a group of the ordered indexes, in code-unit order of the status. */
+const STATUSES = [...TUGAS_STATUSES].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+const groupOf = (task: Tugas) => STATUSES.indexOf(task.status)
 
-/** A total order: code-unit order on the column, not locale order; ties by ascending id. */
-function compare(sort: SortField, descending: boolean): Compare {
-  return (a, b) => {
-    const x = a[sort]
-    const y = b[sort]
-    const order = x < y ? -1 : x > y ? 1 : 0
-    return (descending ? -order : order) || a.id - b.id
-  }
-}
+const byId = (a: Tugas, b: Tugas) => a.id - b.id
+/** Code-unit order on the title, not locale order; ties by ascending id. */
+const byTitle = (a: Tugas, b: Tugas) =>
+  a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id
 
 /**
- * The tasks of one status filter in one sort order, kept sorted as tasks change: the order is
- * total, so binary search finds each task's exact place and a write costs a splice, not a sort.
+ * The positions of a descending page over an order kept ascending, where items with equal keys
+ * stay in ascending id order: each run of equal keys keeps its ascending order, runs come from
+ * the last one back. `runAt(position)` gives the run around an ascending position, as
+ * `[first, last]`. The page's first item is found directly, whatever the offset.
  */
-class SortedView {
-  readonly items: Tugas[]
-
-  constructor(
-    tasks: Iterable<Tugas>,
-    readonly status: TugasQuery['status'],
-    readonly compare: Compare,
-  ) {
-    this.items = [...tasks].filter((task) => this.#holds(task)).sort(compare)
-  }
-
-  add(task: Tugas): void {
-    if (this.#holds(task)) this.items.splice(this.#place(task), 0, task)
-  }
-
-  remove(task: Tugas): void {
-    if (!this.#holds(task)) return
-    const at = this.#place(task)
-    if (this.items[at]?.id === task.id) this.items.splice(at, 1)
-  }
-
-  #holds(task: Tugas): boolean {
-    return this.status === undefined || task.status === this.status
-  }
-
-  /** The first index whose task does not sort before `task`. */
-  #place(task: Tugas): number {
-    let low = 0
-    let high = this.items.length
-    while (low < high) {
-      const middle = (low + high) >>> 1
-      if (this.compare(this.items[middle] as Tugas, task) < 0) low = middle + 1
-      else high = middle
-    }
-    return low
+function descendingPositions(
+  count: number,
+  offset: number,
+  limit: number,
+  runAt: (position: number) => [number, number],
+): [number, number][] {
+  const spans: [number, number][] = []
+  if (offset >= count) return spans
+  let [first, last] = runAt(count - 1 - offset)
+  // The runs after this one fill the first `count - 1 - last` places of the descending order.
+  let from = first + offset - (count - 1 - last)
+  let wanted = limit
+  for (;;) {
+    const to = Math.min(last, from + wanted - 1)
+    spans.push([from, to])
+    wanted -= to - from + 1
+    if (wanted === 0 || first === 0) return spans
+    ;[first, last] = runAt(first - 1)
+    from = first
   }
 }
 
 /**
  * The default store: process memory. Tasks are frozen objects replaced on every change, so a
- * caller can keep one without seeing later writes. Each filter and order asked for is built
- * once and then kept up to date by every write: a page costs a slice, never a sort.
+ * caller can keep one without seeing later writes. Two ordered indexes serve every filter and
+ * order of the list, each counting its tasks per status: by id (also the status orders: each
+ * status's tasks in id order, one status after the other) and by title. A write costs
+ * O(log n) in each, and so does a page at any offset.
  */
 export class MemoryTugasStore implements TugasStore {
   readonly #tasks = new Map<number, Tugas>()
+  /** Only tasks that have comments: most have none. */
   readonly #comments = new Map<number, Komentar[]>()
-  readonly #views = new Map<string, SortedView>()
+  readonly #byId = new CountedTree<Tugas>(byId, groupOf, STATUSES.length)
+  readonly #byTitle = new CountedTree<Tugas>(byTitle, groupOf, STATUSES.length)
   #nextId = 1
   #nextCommentId = 1
 
@@ -73,9 +60,10 @@ export class MemoryTugasStore implements TugasStore {
     return [...this.#tasks.values()]
   }
 
-  async query(query: TugasQuery): Promise<TugasSlice> {
-    const view = this.#view(query)
-    return { items: view.slice(query.offset, query.offset + query.limit), total: view.length }
+  async query({ status, sort, descending, offset, limit }: TugasQuery): Promise<TugasSlice> {
+    const group = status === undefined ? undefined : groupOf({ status } as Tugas)
+    const total = this.#byId.count(group)
+    return { items: this.#page(sort, descending, group, offset, limit), total }
   }
 
   async get(id: number): Promise<Tugas | undefined> {
@@ -83,9 +71,12 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async create(input: TugasInput): Promise<Tugas> {
-    const task = Object.freeze({ id: this.#nextId++, title: input.title, status: input.status })
+    const task = Object.freeze({
+      id: this.#nextId++,
+      title: input.title,
+      status: canonical(input.status),
+    })
     this.#tasks.set(task.id, task)
-    this.#comments.set(task.id, [])
     this.#changed(undefined, task)
     return task
   }
@@ -108,7 +99,8 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async comments(tugasId: number): Promise<Komentar[] | undefined> {
-    return this.#comments.get(tugasId)?.slice()
+    if (!this.#tasks.has(tugasId)) return undefined
+    return this.#comments.get(tugasId)?.slice() ?? []
   }
 
   async comment(tugasId: number, id: number): Promise<Komentar | undefined> {
@@ -116,17 +108,22 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async addComment(tugasId: number, isi: string): Promise<Komentar | undefined> {
-    const list = this.#comments.get(tugasId)
-    if (list === undefined) return undefined
+    if (!this.#tasks.has(tugasId)) return undefined
     const komentar = Object.freeze({ id: this.#nextCommentId++, tugasId, isi })
-    list.push(komentar)
+    const list = this.#comments.get(tugasId)
+    if (list === undefined) this.#comments.set(tugasId, [komentar])
+    else list.push(komentar)
     return komentar
   }
 
   #write(id: number, changes: Partial<TugasInput>): Tugas | undefined {
     const current = this.#tasks.get(id)
     if (current === undefined) return undefined
-    const next = Object.freeze({ ...current, ...changes })
+    const next = Object.freeze({
+      id,
+      title: changes.title ?? current.title,
+      status: canonical(changes.status ?? current.status),
+    })
     // Map.set on an existing key keeps its place: iteration stays in ascending id order.
     this.#tasks.set(id, next)
     this.#changed(current, next)
@@ -134,23 +131,80 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   #changed(before: Tugas | undefined, after: Tugas | undefined): void {
-    for (const view of this.#views.values()) {
-      if (before !== undefined) view.remove(before)
-      if (after !== undefined) view.add(after)
+    for (const index of [this.#byId, this.#byTitle]) {
+      if (before !== undefined) index.remove(before)
+      if (after !== undefined) index.insert(after)
     }
   }
 
-  #view(query: Pick<TugasQuery, 'status' | 'sort' | 'descending'>): Tugas[] {
-    const key = `${query.status ?? '*'}:${query.sort}:${query.descending}`
-    let view = this.#views.get(key)
-    if (view === undefined) {
-      view = new SortedView(
-        this.#tasks.values(),
-        query.status,
-        compare(query.sort, query.descending),
-      )
-      this.#views.set(key, view)
+  /** The page of one filter (`group`) in one order. */
+  #page(
+    sort: TugasQuery['sort'],
+    descending: boolean,
+    group: number | undefined,
+    offset: number,
+    limit: number,
+  ): Tugas[] {
+    switch (sort) {
+      case 'id':
+        return this.#fromOrder(this.#byId, descending, group, offset, limit, (at) => [at, at])
+      case 'title':
+        return this.#fromOrder(this.#byTitle, descending, group, offset, limit, (at) =>
+          this.#titleRun(at, group),
+        )
+      case 'status':
+        return this.#byStatus(descending, group, offset, limit)
     }
-    return view.items
   }
+
+  /** A page of `index`'s order, or of its reverse with ties kept in ascending id order. */
+  #fromOrder(
+    index: CountedTree<Tugas>,
+    descending: boolean,
+    group: number | undefined,
+    offset: number,
+    limit: number,
+    runAt: (position: number) => [number, number],
+  ): Tugas[] {
+    if (!descending) return index.slice(offset, offset + limit, group)
+    const spans = descendingPositions(index.count(group), offset, limit, runAt)
+    return spans.flatMap(([from, to]) => index.slice(from, to + 1, group))
+  }
+
+  /** The positions, in title order, of the tasks whose title is that of the task at `at`. */
+  #titleRun(at: number, group: number | undefined): [number, number] {
+    const { title } = this.#byTitle.at(at, group) as Tugas
+    const first = this.#byTitle.rank((task) => task.title < title, group)
+    const last = this.#byTitle.rank((task) => task.title <= title, group) - 1
+    return [first, last]
+  }
+
+  /** Each status's tasks in id order, statuses in code-unit order (reversed when descending). */
+  #byStatus(
+    descending: boolean,
+    group: number | undefined,
+    offset: number,
+    limit: number,
+  ): Tugas[] {
+    const groups = group === undefined ? STATUSES.map((_, g) => g) : [group]
+    if (descending) groups.reverse()
+    const page: Tugas[] = []
+    let skip = offset
+    for (const g of groups) {
+      const size = this.#byId.count(g)
+      if (skip >= size) {
+        skip -= size
+        continue
+      }
+      page.push(...this.#byId.slice(skip, skip + limit - page.length, g))
+      skip = 0
+      if (page.length === limit) break
+    }
+    return page
+  }
+}
+
+/** The one string of each status, so a million tasks share two strings rather than hold their own. */
+function canonical(status: TugasStatus): TugasStatus {
+  return STATUSES.find((known) => known === status) ?? status
 }

@@ -114,6 +114,54 @@ await forEachStore('TugasStore', (kind) => {
     )
   })
 
+  test('deep pages after thousands of random writes equal filter, sort, slice of the same data', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer(), async (seed) => {
+        const { tugas } = await kind.fresh()
+        // A fixed stream of choices from the seed: thousands of writes, cheaply.
+        let state = seed >>> 0
+        const next = (limit: number) => {
+          state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+          return state % limit
+        }
+        const titles = ['abc', 'abd', 'Abc', '😀', '\ue000', 'zz', 'm', 'éclair']
+        const statuses = ['belum', 'selesai'] as const
+        const model = new Map<number, Tugas>()
+        for (let step = 0; step < 3000; step++) {
+          const ids = [...model.keys()]
+          const choice = next(10)
+          const title = `${titles[next(titles.length)]}${next(40)}`
+          const status = statuses[next(2)] as Tugas['status']
+          if (choice < 5 || ids.length === 0) {
+            const task = await tugas.create({ title, status })
+            model.set(task.id, task)
+          } else if (choice < 8) {
+            const id = ids[next(ids.length)] as number
+            const changes = next(2) === 0 ? { title } : { title, status }
+            model.set(id, { ...(model.get(id) as Tugas), ...changes })
+            assert.deepEqual(await tugas.update(id, changes), model.get(id))
+          } else {
+            const id = ids[next(ids.length)] as number
+            model.delete(id)
+            assert.equal(await tugas.delete(id), true)
+          }
+        }
+        for (const sort of SORT_FIELDS) {
+          for (const descending of [false, true]) {
+            for (const status of [undefined, 'belum', 'selesai'] as const) {
+              const size = modelQuery(model, { ...all, status, limit: 0 }).total
+              for (const offset of [0, next(size + 1), size - 10, size - 3, size, size + 5]) {
+                const q = { status, sort, descending, offset: Math.max(0, offset), limit: 10 }
+                assert.deepEqual(await tugas.query(q), modelQuery(model, q), JSON.stringify(q))
+              }
+            }
+          }
+        }
+      }),
+      { numRuns: kind.name === 'memory' ? 10 : 1 },
+    )
+  })
+
   test('titles sort by UTF-16 code units, not code points or locale', async () => {
     const { tugas } = await kind.fresh()
     const titles = ['\u{1F600}abc', '\ue000abc', '\ufffdabc', 'Zebra', 'apel', 'Äpfel', 'abc']

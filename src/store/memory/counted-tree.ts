@@ -1,0 +1,321 @@
+/**
+ * A B+ tree of items in a total order whose every node counts its items per group (a task's
+ * status), so that it finds the k-th item, of all or of one group, and how many items come
+ * before a given one, in O(log n). Inserting and removing cost O(log n) too, where a sorted
+ * array costs a memory move of the whole array.
+ *
+ * Leaves hold the items, in arrays of at most LEAF_MAX, linked left to right; branches hold
+ * their children and each child's smallest item. Items are compared by `compare`, which must be
+ * a total order: no two items in the tree compare equal.
+ */
+
+const LEAF_MAX = 64
+const BRANCH_MAX = 32
+
+interface Leaf<T> {
+  leaf: true
+  items: T[]
+  /** Items per group, then the total. */
+  counts: number[]
+  next: Leaf<T> | undefined
+}
+
+interface Branch<T> {
+  leaf: false
+  children: Node<T>[]
+  /** The smallest item under each child. */
+  mins: T[]
+  counts: number[]
+}
+
+type Node<T> = Leaf<T> | Branch<T>
+
+export class CountedTree<T> {
+  #root: Node<T>
+  readonly #total: number
+
+  /**
+   * @param compare the order, total over every item the tree will hold
+   * @param groupOf the group of an item, an integer from 0 below `groups`
+   */
+  constructor(
+    readonly compare: (a: T, b: T) => number,
+    readonly groupOf: (item: T) => number,
+    readonly groups: number,
+  ) {
+    this.#total = groups
+    this.#root = this.#leaf([])
+  }
+
+  /** How many items the tree holds, of `group` or of all. */
+  count(group?: number): number {
+    return this.#root.counts[group ?? this.#total] as number
+  }
+
+  /** Adds `item`; false (and nothing changes) when an item equal to it is already there. */
+  insert(item: T): boolean {
+    const path = this.#pathTo(item)
+    const leaf = path.at(-1)?.node as Leaf<T>
+    const at = this.#placeIn(leaf.items, item)
+    if (at < leaf.items.length && this.compare(leaf.items[at] as T, item) === 0) return false
+    leaf.items.splice(at, 0, item)
+    this.#tally(path, item, 1)
+    if (leaf.items.length > LEAF_MAX) this.#split(path, at === LEAF_MAX && leaf.next === undefined)
+    return true
+  }
+
+  /** Removes the item equal to `item`; false when there is none. */
+  remove(item: T): boolean {
+    const path = this.#pathTo(item)
+    const leaf = path.at(-1)?.node as Leaf<T>
+    const at = this.#placeIn(leaf.items, item)
+    if (at >= leaf.items.length || this.compare(leaf.items[at] as T, item) !== 0) return false
+    const [removed] = leaf.items.splice(at, 1)
+    this.#tally(path, removed as T, -1)
+    this.#rebalance(path)
+    return true
+  }
+
+  /**
+   * How many items (of `group`, or of all) come before the first item for which `before` is
+   * false. `before` must be true for a first stretch of the order and false after it.
+   */
+  rank(before: (item: T) => boolean, group?: number): number {
+    const slot = group ?? this.#total
+    let node = this.#root
+    let rank = 0
+    while (!node.leaf) {
+      let child = 0
+      while (child + 1 < node.children.length && before(node.mins[child + 1] as T)) {
+        rank += (node.children[child] as Node<T>).counts[slot] as number
+        child++
+      }
+      node = node.children[child] as Node<T>
+    }
+    for (const item of node.items) {
+      if (!before(item)) break
+      if (group === undefined || this.groupOf(item) === group) rank++
+    }
+    return rank
+  }
+
+  /** The item at `index` in the order (of `group`, or of all). */
+  at(index: number, group?: number): T | undefined {
+    return this.slice(index, index + 1, group)[0]
+  }
+
+  /** The items from `start` up to before `end` in the order, of `group` or of all. */
+  slice(start: number, end: number, group?: number): T[] {
+    const slot = group ?? this.#total
+    const found: T[] = []
+    if (start < 0 || start >= end || start >= this.count(group)) return found
+    // Down to the leaf holding the start, counting what lies before it.
+    let node = this.#root
+    let skip = start
+    while (!node.leaf) {
+      let child = 0
+      while (skip >= ((node.children[child] as Node<T>).counts[slot] as number)) {
+        skip -= (node.children[child] as Node<T>).counts[slot] as number
+        child++
+      }
+      node = node.children[child] as Node<T>
+    }
+    // Then along the leaves.
+    let leaf: Leaf<T> | undefined = node
+    const wanted = end - start
+    while (leaf !== undefined && found.length < wanted) {
+      for (const item of leaf.items) {
+        if (group !== undefined && this.groupOf(item) !== group) continue
+        if (skip > 0) skip--
+        else if (found.length < wanted) found.push(item)
+        else break
+      }
+      leaf = leaf.next
+    }
+    return found
+  }
+
+  /** Every item, in order. */
+  *[Symbol.iterator](): IterableIterator<T> {
+    let node = this.#root
+    while (!node.leaf) node = node.children[0] as Node<T>
+    for (let leaf: Leaf<T> | undefined = node; leaf !== undefined; leaf = leaf.next) {
+      yield* leaf.items
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  #leaf(items: T[]): Leaf<T> {
+    return { leaf: true, items, counts: this.#countsOf(items), next: undefined }
+  }
+
+  #countsOf(items: T[]): number[] {
+    const counts = new Array<number>(this.groups + 1).fill(0)
+    for (const item of items) (counts[this.groupOf(item)] as number)++
+    counts[this.#total] = items.length
+    return counts
+  }
+
+  #branch(children: Node<T>[]): Branch<T> {
+    const counts = new Array<number>(this.groups + 1).fill(0)
+    for (const child of children) {
+      for (let slot = 0; slot <= this.groups; slot++) {
+        ;(counts[slot] as number) += child.counts[slot] as number
+      }
+    }
+    return { leaf: false, children, mins: children.map(minOf), counts }
+  }
+
+  /** The nodes from the root to the leaf where `item` belongs, with each child's index. */
+  #pathTo(item: T): { node: Node<T>; index: number }[] {
+    const path: { node: Node<T>; index: number }[] = [{ node: this.#root, index: 0 }]
+    let node = this.#root
+    while (!node.leaf) {
+      let child = 0
+      while (child + 1 < node.mins.length && this.compare(node.mins[child + 1] as T, item) <= 0) {
+        child++
+      }
+      node = node.children[child] as Node<T>
+      path.push({ node, index: child })
+    }
+    return path
+  }
+
+  /** The first place in `items` whose item does not sort before `item`. */
+  #placeIn(items: T[], item: T): number {
+    let low = 0
+    let high = items.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if (this.compare(items[middle] as T, item) < 0) low = middle + 1
+      else high = middle
+    }
+    return low
+  }
+
+  /** Counts `item` in (`by` 1) or out (-1) along `path`, and brings the smallest items up to date. */
+  #tally(path: { node: Node<T>; index: number }[], item: T, by: number): void {
+    const group = this.groupOf(item)
+    for (let depth = path.length - 1; depth >= 0; depth--) {
+      const { node } = path[depth] as { node: Node<T> }
+      ;(node.counts[group] as number) += by
+      ;(node.counts[this.#total] as number) += by
+      if (depth + 1 < path.length && !node.leaf) {
+        const below = path[depth + 1] as { node: Node<T>; index: number }
+        if (below.node.counts[this.#total] !== 0) node.mins[below.index] = minOf(below.node)
+      }
+    }
+  }
+
+  /**
+   * Splits the overfull node at the end of `path`, and its parents as they overflow in turn.
+   * An append at the far right leaves the full node full, so items added in order (ids) fill
+   * their leaves instead of leaving each half empty.
+   */
+  #split(path: { node: Node<T>; index: number }[], appending: boolean): void {
+    for (let depth = path.length - 1; depth >= 0; depth--) {
+      const { node, index } = path[depth] as { node: Node<T>; index: number }
+      const size = node.leaf ? node.items.length : node.children.length
+      if (size <= (node.leaf ? LEAF_MAX : BRANCH_MAX)) return
+      const cut = appending ? size - 1 : size >>> 1
+      const right = node.leaf ? this.#splitLeaf(node, cut) : this.#splitBranch(node, cut)
+      if (depth === 0) {
+        this.#root = this.#branch([node, right])
+        return
+      }
+      const parent = (path[depth - 1] as { node: Branch<T> }).node
+      parent.children.splice(index + 1, 0, right)
+      parent.mins.splice(index + 1, 0, minOf(right))
+    }
+  }
+
+  #splitLeaf(leaf: Leaf<T>, cut: number): Leaf<T> {
+    const right = this.#leaf(leaf.items.splice(cut))
+    right.next = leaf.next
+    leaf.next = right
+    this.#recount(leaf)
+    return right
+  }
+
+  #splitBranch(branch: Branch<T>, cut: number): Branch<T> {
+    const right = this.#branch(branch.children.splice(cut))
+    branch.mins.splice(cut)
+    this.#recount(branch)
+    return right
+  }
+
+  #recount(node: Node<T>): void {
+    const fresh = node.leaf ? this.#countsOf(node.items) : this.#branch(node.children).counts
+    node.counts.splice(0, fresh.length, ...fresh)
+  }
+
+  /**
+   * After a removal: a node left under a quarter full takes items from a neighbour, or merges
+   * with it, up the path; a root left with one child gives way to it.
+   */
+  #rebalance(path: { node: Node<T>; index: number }[]): void {
+    for (let depth = path.length - 1; depth >= 1; depth--) {
+      const { node, index } = path[depth] as { node: Node<T>; index: number }
+      const parent = (path[depth - 1] as { node: Branch<T> }).node
+      const max = node.leaf ? LEAF_MAX : BRANCH_MAX
+      if (sizeOf(node) >= max >>> 2) break
+      if (parent.children.length < 2) break
+      // The node and a neighbour, left one first.
+      const leftAt = index > 0 ? index - 1 : index
+      const left = parent.children[leftAt] as Node<T>
+      const right = parent.children[leftAt + 1] as Node<T>
+      if (sizeOf(left) + sizeOf(right) <= max) {
+        this.#merge(left, right)
+        parent.children.splice(leftAt + 1, 1)
+        parent.mins.splice(leftAt + 1, 1)
+      } else {
+        this.#even(left, right)
+        parent.mins[leftAt + 1] = minOf(right)
+      }
+      if (sizeOf(left) > 0) parent.mins[leftAt] = minOf(left)
+    }
+    while (!this.#root.leaf && this.#root.children.length === 1) {
+      this.#root = this.#root.children[0] as Node<T>
+    }
+  }
+
+  /** Moves everything in `right` to the end of `left`. */
+  #merge(left: Node<T>, right: Node<T>): void {
+    if (left.leaf && right.leaf) {
+      left.items.push(...right.items)
+      left.next = right.next
+    } else if (!left.leaf && !right.leaf) {
+      left.children.push(...right.children)
+      left.mins.push(...right.mins)
+    }
+    this.#recount(left)
+  }
+
+  /** Shares the entries of two neighbours evenly between them. */
+  #even(left: Node<T>, right: Node<T>): void {
+    if (left.leaf && right.leaf) {
+      const all = [...left.items, ...right.items]
+      const cut = all.length >>> 1
+      left.items = all.slice(0, cut)
+      right.items = all.slice(cut)
+    } else if (!left.leaf && !right.leaf) {
+      const children = [...left.children, ...right.children]
+      const cut = children.length >>> 1
+      left.children = children.slice(0, cut)
+      right.children = children.slice(cut)
+      left.mins = left.children.map(minOf)
+      right.mins = right.children.map(minOf)
+    }
+    this.#recount(left)
+    this.#recount(right)
+  }
+}
+
+function sizeOf<T>(node: Node<T>): number {
+  return node.leaf ? node.items.length : node.children.length
+}
+
+function minOf<T>(node: Node<T>): T {
+  return (node.leaf ? node.items[0] : node.mins[0]) as T
+}

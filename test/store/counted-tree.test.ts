@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import fc from 'fast-check'
+import { CountedTree } from '../../src/store/memory/counted-tree.js'
+
+interface Item {
+  key: number
+  id: number
+  group: number
+}
+
+const compare = (a: Item, b: Item) => a.key - b.key || a.id - b.id
+const GROUPS = 3
+
+function tree() {
+  return new CountedTree<Item>(compare, (item) => item.group, GROUPS)
+}
+
+/** The same questions asked of a plain sorted array. */
+function modelAnswers(items: Item[], group: number | undefined) {
+  const sorted = items.filter((item) => group === undefined || item.group === group).sort(compare)
+  return sorted
+}
+
+const operation = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('insert' as const),
+      key: fc.integer({ min: 0, max: 50 }),
+      group: fc.integer({ min: 0, max: GROUPS - 1 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
+)
+
+/** Runs `operations` on a tree and on an array; returns both. */
+function play(
+  operations: fc.Arbitrary<(typeof operation extends fc.Arbitrary<infer O> ? O : never)[]>,
+) {
+  return operations.map((ops) => {
+    const counted = tree()
+    const model: Item[] = []
+    let nextId = 1
+    for (const op of ops) {
+      if (op.kind === 'insert') {
+        const item = { key: op.key, id: nextId++, group: op.group }
+        assert.equal(counted.insert(item), true)
+        model.push(item)
+      } else if (model.length > 0) {
+        const [item] = model.splice(op.pick % model.length, 1) as [Item]
+        assert.equal(counted.remove(item), true)
+        assert.equal(counted.remove(item), false, 'removed twice')
+      }
+    }
+    return { counted, model }
+  })
+}
+
+describe('CountedTree (the memory store ordered index)', () => {
+  test('after any inserts and removals, the order, the counts and every slice equal a sorted array', () => {
+    fc.assert(
+      fc.property(
+        play(fc.array(operation, { maxLength: 600 })),
+        fc.nat(),
+        fc.nat({ max: 120 }),
+        ({ counted, model }, start, length) => {
+          assert.deepEqual([...counted], modelAnswers(model, undefined))
+          for (const group of [undefined, 0, 1, 2]) {
+            const expected = modelAnswers(model, group)
+            assert.equal(counted.count(group), expected.length)
+            const from = expected.length === 0 ? 0 : start % (expected.length + 1)
+            assert.deepEqual(
+              counted.slice(from, from + length, group),
+              expected.slice(from, from + length),
+            )
+            for (const index of [0, from, expected.length - 1, expected.length]) {
+              assert.equal(counted.at(index, group), expected[index])
+            }
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  test('rank counts the items before a point of the order, of all or of a group', () => {
+    fc.assert(
+      fc.property(
+        play(fc.array(operation, { maxLength: 600 })),
+        fc.integer({ min: -1, max: 52 }),
+        ({ counted, model }, key) => {
+          for (const group of [undefined, 0, 1, 2]) {
+            const expected = modelAnswers(model, group)
+            assert.equal(
+              counted.rank((item) => item.key < key, group),
+              expected.filter((item) => item.key < key).length,
+            )
+            assert.equal(
+              counted.rank((item) => item.key <= key, group),
+              expected.filter((item) => item.key <= key).length,
+            )
+          }
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  test('an item equal to one held is refused; removing what is not there changes nothing', () => {
+    const counted = tree()
+    assert.equal(counted.insert({ key: 1, id: 1, group: 0 }), true)
+    assert.equal(counted.insert({ key: 1, id: 1, group: 2 }), false)
+    assert.equal(counted.remove({ key: 2, id: 1, group: 0 }), false)
+    assert.equal(counted.count(), 1)
+    assert.equal(counted.count(0), 1)
+    assert.equal(counted.count(2), 0)
+  })
+
+  test('a hundred thousand items in order, then every other one removed, then the rest', () => {
+    const counted = tree()
+    const items = Array.from({ length: 100_000 }, (_, i) => ({ key: i, id: i, group: i % 3 }))
+    for (const item of items) counted.insert(item)
+    assert.equal(counted.count(), 100_000)
+    assert.equal(counted.at(77_777)?.id, 77_777)
+    assert.equal(counted.at(20_000, 1)?.id, 60_001)
+    for (const item of items) if (item.id % 2 === 0) counted.remove(item)
+    assert.equal(counted.count(), 50_000)
+    assert.deepEqual(
+      counted.slice(24_998, 25_003).map((item) => item.id),
+      [49_997, 49_999, 50_001, 50_003, 50_005],
+    )
+    assert.equal(
+      counted.rank((item) => item.key < 50_000),
+      25_000,
+    )
+    for (const item of items) if (item.id % 2 === 1) counted.remove(item)
+    assert.equal(counted.count(), 0)
+    assert.deepEqual([...counted], [])
+    assert.equal(counted.insert(items[5] as Item), true)
+    assert.deepEqual([...counted], [items[5]])
+  })
+
+  test('thirty thousand random inserts and removals at depth three equal a sorted array', () => {
+    fc.assert(
+      fc.property(fc.integer(), (seed) => {
+        let state = seed >>> 0
+        const next = (limit: number) => {
+          state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+          return state % limit
+        }
+        const counted = tree()
+        const model: Item[] = []
+        for (let id = 1; id <= 30_000; id++) {
+          if (model.length > 0 && next(3) === 0) {
+            const [item] = model.splice(next(model.length), 1) as [Item]
+            counted.remove(item)
+          } else {
+            const item = { key: next(1000), id, group: next(GROUPS) }
+            counted.insert(item)
+            model.push(item)
+          }
+        }
+        for (const group of [undefined, 0, 1, 2]) {
+          const expected = modelAnswers(model, group)
+          assert.equal(counted.count(group), expected.length)
+          for (let probe = 0; probe < 20; probe++) {
+            const from = next(expected.length + 1)
+            assert.deepEqual(counted.slice(from, from + 10, group), expected.slice(from, from + 10))
+          }
+        }
+        assert.deepEqual([...counted], modelAnswers(model, undefined))
+      }),
+      { numRuns: 5 },
+    )
+  })
+})
