@@ -84,6 +84,28 @@ describe('CountedTree (the memory store ordered index)', () => {
     )
   })
 
+  test('sliceDescending reads runs of equal keys last one first, each run in its own order', () => {
+    const sameKey = (a: Item, b: Item) => a.key === b.key
+    fc.assert(
+      fc.property(
+        play(fc.array(operation, { maxLength: 600 })),
+        fc.nat(),
+        fc.nat({ max: 120 }),
+        ({ counted, model }, start, length) => {
+          for (const group of [undefined, 0, 1, 2]) {
+            const expected = modelAnswers(model, group).sort((a, b) => b.key - a.key || a.id - b.id)
+            const from = start % (expected.length + 2)
+            assert.deepEqual(
+              counted.sliceDescending(from, from + length, sameKey, group),
+              expected.slice(from, from + length),
+            )
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+
   test('rank counts the items before a point of the order, of all or of a group', () => {
     fc.assert(
       fc.property(

@@ -12,33 +12,10 @@ const byId = (a: Tugas, b: Tugas) => a.id - b.id
 const byTitle = (a: Tugas, b: Tugas) =>
   a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id
 
-/**
- * The positions of a descending page over an order kept ascending, where items with equal keys
- * stay in ascending id order: each run of equal keys keeps its ascending order, runs come from
- * the last one back. `runAt(position)` gives the run around an ascending position, as
- * `[first, last]`. The page's first item is found directly, whatever the offset.
- */
-function descendingPositions(
-  count: number,
-  offset: number,
-  limit: number,
-  runAt: (position: number) => [number, number],
-): [number, number][] {
-  const spans: [number, number][] = []
-  if (offset >= count) return spans
-  let [first, last] = runAt(count - 1 - offset)
-  // The runs after this one fill the first `count - 1 - last` places of the descending order.
-  let from = first + offset - (count - 1 - last)
-  let wanted = limit
-  for (;;) {
-    const to = Math.min(last, from + wanted - 1)
-    spans.push([from, to])
-    wanted -= to - from + 1
-    if (wanted === 0 || first === 0) return spans
-    ;[first, last] = runAt(first - 1)
-    from = first
-  }
-}
+/** Tasks in one run of the title order: descending pages keep them in ascending id order. */
+const sameTitle = (a: Tugas, b: Tugas) => a.title === b.title
+/** In id order every run is one task. */
+const sameTask = (a: Tugas, b: Tugas) => a.id === b.id
 
 /**
  * The default store: process memory. Tasks are frozen objects replaced on every change, so a
@@ -145,38 +122,11 @@ export class MemoryTugasStore implements TugasStore {
     offset: number,
     limit: number,
   ): Tugas[] {
-    switch (sort) {
-      case 'id':
-        return this.#fromOrder(this.#byId, descending, group, offset, limit, (at) => [at, at])
-      case 'title':
-        return this.#fromOrder(this.#byTitle, descending, group, offset, limit, (at) =>
-          this.#titleRun(at, group),
-        )
-      case 'status':
-        return this.#byStatus(descending, group, offset, limit)
-    }
-  }
-
-  /** A page of `index`'s order, or of its reverse with ties kept in ascending id order. */
-  #fromOrder(
-    index: CountedTree<Tugas>,
-    descending: boolean,
-    group: number | undefined,
-    offset: number,
-    limit: number,
-    runAt: (position: number) => [number, number],
-  ): Tugas[] {
-    if (!descending) return index.slice(offset, offset + limit, group)
-    const spans = descendingPositions(index.count(group), offset, limit, runAt)
-    return spans.flatMap(([from, to]) => index.slice(from, to + 1, group))
-  }
-
-  /** The positions, in title order, of the tasks whose title is that of the task at `at`. */
-  #titleRun(at: number, group: number | undefined): [number, number] {
-    const { title } = this.#byTitle.at(at, group) as Tugas
-    const first = this.#byTitle.rank((task) => task.title < title, group)
-    const last = this.#byTitle.rank((task) => task.title <= title, group) - 1
-    return [first, last]
+    if (sort === 'status') return this.#byStatus(descending, group, offset, limit)
+    const [index, sameRun] = sort === 'id' ? [this.#byId, sameTask] : [this.#byTitle, sameTitle]
+    return descending
+      ? index.sliceDescending(offset, offset + limit, sameRun, group)
+      : index.slice(offset, offset + limit, group)
   }
 
   /** Each status's tasks in id order, statuses in code-unit order (reversed when descending). */
