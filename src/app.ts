@@ -97,8 +97,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the server has drained its requests: nothing uses the stores any more.
   app.addHook('onClose', () => infrastructure.close())
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook: it runs on every request, and a promise per request is measurable.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    done()
   })
 
   // Whatever no surface claims is surface A's 404, whatever the body.
