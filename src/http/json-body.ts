@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, onRequestHookHandler } from 'fastify'
 import type { ErrorShape } from './errors.js'
 
 /** The body reader's verdict on a body that is not JSON; carried to the error handler. */
@@ -81,10 +81,9 @@ export const JSON_CONTENT_TYPE = /^application\/json/i
  * `application/json`: before the body is read, and also when no body is sent at all (Fastify
  * runs no parser then, so the parser's media type alone would let the request through).
  */
-export function requireJsonContentType(shape: ErrorShape): onRequestAsyncHookHandler {
-  return async (request) => {
-    if (!JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) {
-      throw shape.fromFramework({ kind: 'unsupported-media-type' })
-    }
+export function requireJsonContentType(shape: ErrorShape): onRequestHookHandler {
+  return (request, _reply, done) => {
+    if (JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) done()
+    else done(shape.fromFramework({ kind: 'unsupported-media-type' }))
   }
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { ApiError } from './errors.js'
 
 /**
@@ -46,9 +46,16 @@ export function idOf(request: FastifyRequest, pathId: PathId, name = 'id'): Segm
  * A route hook that checks `:id` before anything else, the body included: surfaces B and C
  * parse the id first (Part 1, B rule 1), and Fastify reads bodies before the handler runs.
  */
-export function checkIdFirst(pathId: PathId): onRequestAsyncHookHandler {
-  return async (request) => {
-    idOf(request, pathId)
+export function checkIdFirst(pathId: PathId): onRequestHookHandler {
+  // A callback hook, as are the other checks that need no store: a promise per request is
+  // measurable on the hot path.
+  return (request, _reply, done) => {
+    try {
+      idOf(request, pathId)
+      done()
+    } catch (error) {
+      done(error as Error)
+    }
   }
 }
 

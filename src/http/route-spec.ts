@@ -3,6 +3,7 @@ import type {
   FastifyReply,
   HTTPMethods,
   onRequestAsyncHookHandler,
+  onRequestHookHandler,
   RouteHandlerMethod,
 } from 'fastify'
 import { type TSchema, Type } from 'typebox'
@@ -47,7 +48,7 @@ export interface RouteSpec {
   /** Credentials the operation takes, by security scheme name (OpenAPI `security`). */
   security?: string[]
   /** Checks that run before the body is read (credentials, role policy, content type, id). */
-  onRequest?: onRequestAsyncHookHandler[]
+  onRequest?: (onRequestHookHandler | onRequestAsyncHookHandler)[]
   handler: RouteHandlerMethod
 }
 
