@@ -13,7 +13,7 @@ const server = createServer((_request, response) => {
   response.end(body)
 })
 
-server.listen(0, '127.0.0.1', () => {
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const { address, port } = server.address()
   process.stdout.write(
     `${JSON.stringify({ msg: `Server listening at http://${address}:${port}` })}\n`,

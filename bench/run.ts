@@ -6,19 +6,19 @@
 //   machine that is a real share), so absolute numbers are low; compare the ratios.
 // - The service logs at info, its production default: one JSON line per request on stdout,
 //   which this process reads and throws away. The bare server logs nothing.
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import pg from 'pg'
+import { runScale } from './scale.js'
+import { measure, ROOT, seedDocument, startServer, stop } from './servers.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = 2
 const CONNECTIONS = 10
 const SEED_TASKS = 10_000
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** The PostgreSQL server the PostgreSQL column uses (databases tugas_bench_* are made anew). */
 const BENCH_DATABASE_URL =
   process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
@@ -44,10 +44,8 @@ interface Target {
   headers?: Record<string, string>
 }
 
-// Order matters: every POST creates a task, and a write drops the service's cached sorted views,
-// so the list is measured before any POST load (the one verifying POST below adds one task).
-// Even so, only the first read after a write sorts the 10,000 titles; the warm-up takes that,
-// and the measured list requests are cached-view slices.
+// Order matters: every POST creates a task, so the list is measured before any POST load (the
+// one verifying POST below adds one task), on the 10,000 seeded tasks.
 const targets: Target[] = [
   { name: 'bare node:http GET /', server: 'bare', path: '/', expected: 200 },
   { name: 'GET /tugas/1', server: 'service', path: '/tugas/1', expected: 200 },
@@ -128,85 +126,6 @@ const postgresTargets: Target[] = [
   { name: `pg ${PAGE} (1M)`, server: 'pg service, 1M tasks', path: PAGE, expected: 200 },
 ]
 
-/** Deterministic random numbers (mulberry32), so every run seeds the same titles. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
-const WORDS = (
-  'belajar menulis membuat review deploy server kode api rest dokumentasi pengujian basis data ' +
-  'rapat laporan anggaran desain halaman login cari perbaiki bug rilis versi catatan tim klien ' +
-  'jadwal ulang migrasi indeks cache antrian email notifikasi ekspor impor arsip audit keamanan'
-).split(' ')
-
-/**
- * Tasks with titles of 1 to 8 random words, cut to 80 characters: 3 to 80, in no particular
- * order.
- */
-function seedDocument(count: number): string {
-  const next = random(42)
-  const pick = () => WORDS[Math.floor(next() * WORDS.length)] ?? 'tugas'
-  const tugas = Array.from({ length: count }, () => {
-    const words = Array.from({ length: 1 + Math.floor(next() * 8) }, pick)
-    const title = `${words.join(' ')} ${Math.floor(next() * 1000)}`.slice(0, 80).trim()
-    return { title, status: next() < 0.5 ? 'belum' : 'selesai' }
-  })
-  // The demo credentials and documents, so the surface D target has someone to be.
-  const credentials = { 'demo-budi-token': { nama: 'budi', peran: 'user' } }
-  const dokumen = [{ judul: 'Rencana', pemilik: 'budi' }]
-  return JSON.stringify({ tugas, credentials, dokumen })
-}
-
-/**
- * Starts a server process and resolves with its base URL, read from the
- * "Server listening at ..." line on its stdout. Output after that keeps being read and dropped,
- * so a full pipe never blocks the server.
- */
-function startServer(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-  const url = new Promise<string>((resolve, reject) => {
-    let pending = ''
-    let found = false
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (found) return
-      pending += chunk.toString('utf8')
-      const match = /Server listening at (http:\/\/[^"\s]+)/.exec(pending)
-      if (match?.[1] !== undefined) {
-        found = true
-        pending = ''
-        resolve(match[1])
-      }
-    })
-    child.once('error', reject)
-    child.once('exit', (code, signal) =>
-      reject(new Error(`${args.join(' ')} exited before listening (${code ?? signal})`)),
-    )
-  })
-  return { child, url }
-}
-
-/** SIGTERM, then SIGKILL if the process has not exited within 5 s. */
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
-  await exited
-  clearTimeout(timer)
-}
-
 function headersOf(target: Target): Record<string, string> {
   const json: Record<string, string> =
     target.method === undefined ? {} : { 'content-type': 'application/json' }
@@ -234,23 +153,6 @@ async function verify(url: string, target: Target): Promise<void> {
       `${target.name}: expected ${target.expected}, got ${response.status}: ${text.slice(0, 200)}`,
     )
   }
-}
-
-/**
- * Runs one load and measures p99 from every response time itself: autocannon's own histogram
- * has whole-millisecond resolution, and the bare server answers in well under 1 ms, so its p99
- * reads 0 and no ratio can be taken.
- */
-async function measure(
-  options: autocannon.Options,
-): Promise<{ result: autocannon.Result; p99: number }> {
-  const times: number[] = []
-  const run = autocannon(options)
-  run.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime))
-  const result = await run
-  const sorted = Float64Array.from(times).sort()
-  const p99 = sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
-  return { result, p99 }
 }
 
 interface Row {
@@ -458,11 +360,17 @@ async function main(): Promise<void> {
   if (!Number.isFinite(DURATION) || DURATION <= 0) {
     throw new Error(`BENCH_DURATION=${process.env.BENCH_DURATION} must be a number of seconds > 0`)
   }
+  const only = process.env.BENCH_ONLY || undefined
+  if (only !== undefined && only !== 'scale') {
+    throw new Error(`BENCH_ONLY=${only}: only the scale scenario runs alone (BENCH_ONLY=scale)`)
+  }
+  const scale = () => runScale({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
   const cpus = os.cpus()
   console.log(
     `node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPU cores` +
       ` (${cpus[0]?.model.trim() ?? 'unknown model'})`,
   )
+  if (only === 'scale') return scale()
   console.log(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target; ` +
       `${SEED_TASKS} seeded tasks; service logging at info (production default).`,
@@ -516,6 +424,8 @@ async function main(): Promise<void> {
     await Promise.all(children.map(stop))
     await rm(dir, { recursive: true, force: true })
   }
+  // After every other server has stopped: the scale services need the cores to themselves.
+  await scale()
 }
 
 try {

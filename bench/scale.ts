@@ -1,0 +1,387 @@
+// The scale scenario: what a million tasks cost the in-memory store (no DATABASE_URL) against a
+// thousand. Start-up with the seed file, resident memory per task, and the rate and p99 of each
+// write and of two pages. The two services run one after the other, never at once, so neither
+// takes CPU from the other's measurement; the load generator still shares the cores with the
+// service, so the cost ratios (same machine, same run) are the numbers to judge.
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import { join } from 'node:path'
+import autocannon from 'autocannon'
+import { p99Of, ROOT, seedDocument, startServer, stop } from './servers.js'
+
+// The parts of autocannon@9 this scenario uses beyond those bench/autocannon.d.ts declares.
+declare module 'autocannon' {
+  interface Request {
+    method?: Options['method']
+    path?: string
+    body?: string
+    /** Called before every request it sends; what it returns is sent. */
+    setupRequest?: (request: Request) => Request
+  }
+
+  interface Options {
+    requests?: Request[]
+    /** Stops after this many requests; `duration` is then ignored. */
+    amount?: number
+    /** Milliseconds between samples; a run ends at the first sample after its last answer. */
+    sampleInt?: number
+  }
+}
+
+export interface ScaleSettings {
+  /** Seconds of measured load per target. */
+  duration: number
+  /** Seconds of unmeasured load per target, just before its measurement. */
+  warmup: number
+  connections: number
+}
+
+const SMALL = 1000
+const LARGE = 1_000_000
+const START_UP_TARGET_MS = 5000
+const BYTES_PER_TASK_TARGET = 200
+/** 1k req/s over 1M req/s, for each write and each page. */
+const COST_TARGET = 1.5
+/**
+ * Tasks each turn of writes creates, then deletes: the store stays between `count` and
+ * `count + SLICE` tasks while its writes are measured.
+ */
+const SLICE = 5000
+/** Short, so a slice of writes ends within 10 ms of its last answer. */
+const SAMPLE_MS = 10
+
+const PAGE = '/tugas?halaman=2&batas=10&urut=-title'
+const POST_BODY = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+/** One request of a target: where to, and what with. */
+interface Call {
+  path: string
+  body?: string
+}
+
+interface ScaleTarget {
+  /** The same at both sizes: the table pairs them by it. */
+  name: string
+  method: Method
+  expected: number
+  /** The next request to send: every call gives the next one of a varying target. */
+  next: () => Call
+  varies: boolean
+}
+
+interface Row {
+  name: string
+  rate: number
+  p99: number
+}
+
+/** What the measured loads of one target add up to. */
+class Tally {
+  readonly times: number[] = []
+  answers = 0
+  seconds = 0
+
+  row(name: string): Row {
+    return { name, rate: this.answers / this.seconds, p99: p99Of(this.times) }
+  }
+}
+
+interface AtSize {
+  startUpMs: number
+  rssBytes: number
+  rows: Row[]
+}
+
+const fixed = (name: string, method: Method, expected: number, request: Call) => ({
+  name,
+  method,
+  expected,
+  next: () => request,
+  varies: false,
+})
+
+/** Every order, each unfiltered and with each status. */
+function warmUpPaths(): string[] {
+  const orders = ['id', 'title', 'status'].flatMap((field) => [field, `-${field}`])
+  const filters = ['', '&status=belum', '&status=selesai']
+  return orders.flatMap((order) =>
+    filters.map((filter) => `/tugas?halaman=1&batas=10&urut=${order}${filter}`),
+  )
+}
+
+async function send(url: string, method: Method, { path, body }: Call): Promise<Response> {
+  const init: RequestInit = { method }
+  if (body !== undefined) {
+    init.body = body
+    init.headers = { 'content-type': 'application/json' }
+  }
+  return fetch(url + path, init)
+}
+
+/** One request answered with `expected`, or the run fails with what came instead. */
+async function expect(url: string, method: Method, request: Call, expected: number) {
+  const response = await send(url, method, request)
+  const text = await response.text()
+  if (response.status !== expected) {
+    throw new Error(
+      `${method} ${request.path}: expected ${expected}, got ${response.status}: ${text.slice(0, 200)}`,
+    )
+  }
+  return text
+}
+
+async function listMeta(url: string, path: string) {
+  const page = JSON.parse(await expect(url, 'GET', { path }, 200)) as {
+    data: { id: number }[]
+    meta: { total: number; totalHalaman: number }
+  }
+  return { first: page.data[0], ...page.meta }
+}
+
+/** Resident memory of a process, from the kernel's own count. */
+async function residentBytes(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8')
+  const kilobytes = /^VmRSS:\s*(\d+)\s*kB$/m.exec(status)?.[1]
+  if (kilobytes === undefined) throw new Error(`no VmRSS in /proc/${pid}/status`)
+  return Number(kilobytes) * 1024
+}
+
+/**
+ * One load of `target`, added to `tally` when given. Every answer must carry the expected status:
+ * one that does not fails the run, since its rate would not be the rate of that target. The
+ * time counted runs from the start to the last answer, so that what autocannon does after it
+ * (waiting for its next sample) is not taken for the service's time.
+ */
+async function load(
+  url: string,
+  target: ScaleTarget,
+  length: Pick<autocannon.Options, 'duration' | 'amount'>,
+  connections: number,
+  tally?: Tally,
+): Promise<void> {
+  const options: autocannon.Options = { url, connections, method: target.method, ...length }
+  options.sampleInt = SAMPLE_MS
+  if (target.method === 'POST' || target.method === 'PATCH') {
+    options.headers = { 'content-type': 'application/json' }
+  }
+  if (target.varies) {
+    const setupRequest = (request: autocannon.Request) => ({ ...request, ...target.next() })
+    options.requests = [{ method: target.method, setupRequest }]
+  } else {
+    const { path, body } = target.next()
+    options.url = url + path
+    if (body !== undefined) options.body = body
+  }
+  const statuses = new Map<number, number>()
+  const began = performance.now()
+  let lastAnswer = began
+  const run = autocannon(options)
+  run.on('response', (_client, status, _bytes, responseTime) => {
+    lastAnswer = performance.now()
+    statuses.set(status, (statuses.get(status) ?? 0) + 1)
+    tally?.times.push(responseTime)
+  })
+  const result = await run
+  const wrong = [...statuses].filter(([status]) => status !== target.expected)
+  if (wrong.length > 0 || result.errors > 0 || result.timeouts > 0) {
+    const codes = wrong.map(([status, count]) => `${count} x ${status}`).join(', ') || 'none'
+    throw new Error(
+      `${target.name}: answers other than ${target.expected}: ${codes}; ` +
+        `${result.errors} errors (${result.timeouts} timeouts)`,
+    )
+  }
+  if (tally !== undefined) {
+    tally.answers += statuses.get(target.expected) ?? 0
+    tally.seconds += (lastAnswer - began) / 1000
+  }
+}
+
+/** Verifies, warms up and measures one target that leaves the number of tasks as it is. */
+async function run(url: string, target: ScaleTarget, settings: ScaleSettings): Promise<Row> {
+  process.stdout.write(`  ${target.name}: warming up, then measuring...\n`)
+  await expect(url, target.method, target.next(), target.expected)
+  await load(url, target, { duration: settings.warmup }, settings.connections)
+  const tally = new Tally()
+  await load(url, target, { duration: settings.duration }, settings.connections, tally)
+  return tally.row(target.name)
+}
+
+/**
+ * POST and DELETE, measured in turns: a slice of SLICE POSTs, then a slice of SLICE DELETEs of
+ * exactly the tasks those POSTs created, until each has been measured for the duration. A run of
+ * deletes needs as many existing ids as it sends requests (hundreds of thousands at these rates),
+ * far more than the 1,000 seeded tasks; made by one burst of POSTs beforehand, they would have
+ * the "1k" store measured at hundreds of thousands of tasks. In turns, the store stays between
+ * `count` and `count + SLICE` tasks, and every DELETE names a task that exists (each id is sent
+ * once, and the ids are checked after every slice).
+ */
+async function writes(url: string, count: number, settings: ScaleSettings): Promise<Row[]> {
+  process.stdout.write('  POST /tugas and DELETE /tugas/<id>: warming up, then measuring...\n')
+  const post = fixed('POST /tugas', 'POST', 201, { path: '/tugas', body: POST_BODY })
+  const made = JSON.parse(await expect(url, 'POST', post.next(), 201)) as { id: number }
+  await expect(url, 'DELETE', { path: `/tugas/${made.id}` }, 204)
+  // The store never gives an id twice: the next POST gets the one after.
+  let nextId = made.id + 1
+  const remove: ScaleTarget = {
+    name: 'DELETE /tugas/<id>',
+    method: 'DELETE',
+    expected: 204,
+    next: () => ({ path: `/tugas/${nextId++}` }),
+    varies: true,
+  }
+  const turn = async (tallies?: [Tally, Tally]) => {
+    const first = nextId
+    await load(url, post, { amount: SLICE }, settings.connections, tallies?.[0])
+    await expectStore(url, count + SLICE, first + SLICE - 1)
+    await load(url, remove, { amount: SLICE }, settings.connections, tallies?.[1])
+    await expectStore(url, count, undefined)
+  }
+  const warmUpEnd = performance.now() + settings.warmup * 1000
+  while (performance.now() < warmUpEnd) await turn()
+  const tallies: [Tally, Tally] = [new Tally(), new Tally()]
+  while (tallies.some((tally) => tally.seconds < settings.duration)) await turn(tallies)
+  return [tallies[0].row(post.name), tallies[1].row(remove.name)]
+}
+
+/** The store holds `total` tasks, the newest of them with id `newest` when given. */
+async function expectStore(url: string, total: number, newest: number | undefined) {
+  const found = await listMeta(url, '/tugas?halaman=1&batas=1&urut=-id')
+  if (found.total !== total || (newest !== undefined && found.first?.id !== newest)) {
+    throw new Error(
+      `expected ${total} tasks${newest === undefined ? '' : `, the newest ${newest}`}; ` +
+        `found ${found.total}, the newest ${found.first?.id}`,
+    )
+  }
+}
+
+/** The service seeded with `count` tasks: its start-up, its memory, and every target's load. */
+async function atSize(count: number, dir: string, settings: ScaleSettings): Promise<AtSize> {
+  const label = count === SMALL ? '1k' : '1M'
+  const seedFile = join(dir, `seed-${count}.json`)
+  let began = performance.now()
+  await writeFile(seedFile, seedDocument(count))
+  process.stdout.write(
+    `scale ${label}: seed file of ${count} tasks written in ${Math.round(performance.now() - began)} ms\n`,
+  )
+
+  began = performance.now()
+  const service = startServer([join(ROOT, 'dist/main.js')], {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SEED_FILE: seedFile,
+    LOG_LEVEL: 'info',
+    // The in-memory store is the one measured, even where the caller's environment names a
+    // database (an undefined value is left out of the child's environment).
+    DATABASE_URL: undefined,
+  })
+  try {
+    const url = await service.url
+    const startUpMs = performance.now() - began
+    await rm(seedFile, { force: true })
+
+    for (const path of warmUpPaths()) await expect(url, 'GET', { path }, 200)
+    const pid = service.child.pid
+    if (pid === undefined) throw new Error('the service has no pid')
+    const rssBytes = await residentBytes(pid)
+    process.stdout.write(
+      `scale ${label}: listening after ${Math.round(startUpMs)} ms; ` +
+        `${(rssBytes / 2 ** 20).toFixed(1)} MiB resident after the warm-up\n`,
+    )
+
+    const belum = await listMeta(url, '/tugas?halaman=1&batas=10&urut=title&status=belum')
+    const deep = Math.max(1, Math.round(belum.totalHalaman / 2))
+    let patches = 0
+    // Seeded ids only: the deletes take none of them.
+    const patch: ScaleTarget = {
+      name: 'PATCH /tugas/<id> (title)',
+      method: 'PATCH',
+      expected: 200,
+      next: () => {
+        const n = patches++
+        return {
+          path: `/tugas/${(n % count) + 1}`,
+          body: JSON.stringify({ title: `renamed ${n}` }),
+        }
+      },
+      varies: true,
+    }
+    const rows: Row[] = []
+    for (const target of [
+      fixed(`GET ${PAGE}`, 'GET', 200, { path: PAGE }),
+      fixed('GET /tugas?halaman=<half>&batas=10&urut=title&status=belum', 'GET', 200, {
+        path: `/tugas?halaman=${deep}&batas=10&urut=title&status=belum`,
+      }),
+      patch,
+    ]) {
+      rows.push(await run(url, target, settings))
+    }
+    rows.push(...(await writes(url, count, settings)))
+    return { startUpMs, rssBytes, rows }
+  } finally {
+    await stop(service.child)
+    await rm(seedFile, { force: true })
+  }
+}
+
+function printTable(small: AtSize, large: AtSize): void {
+  const met = (ok: boolean) => (ok ? 'yes' : 'NO')
+  const rows: Record<string, string | number>[] = small.rows.map((row) => {
+    const atLarge = large.rows.find((other) => other.name === row.name) as Row
+    const cost = row.rate / atLarge.rate
+    return {
+      measure: `${row.name}, req/s`,
+      '1k': Math.round(row.rate),
+      '1M': Math.round(atLarge.rate),
+      result: `cost ${cost.toFixed(2)}`,
+      target: `cost <= ${COST_TARGET}`,
+      met: met(cost <= COST_TARGET),
+      'p99 1k (ms)': row.p99.toFixed(2),
+      'p99 1M (ms)': atLarge.p99.toFixed(2),
+    }
+  })
+  rows.push({
+    measure: 'start-up to listening, ms',
+    '1k': Math.round(small.startUpMs),
+    '1M': Math.round(large.startUpMs),
+    result: `${(large.startUpMs / 1000).toFixed(2)} s at 1M`,
+    target: `< ${START_UP_TARGET_MS / 1000} s at 1M`,
+    met: met(large.startUpMs < START_UP_TARGET_MS),
+  })
+  const perTask = (large.rssBytes - small.rssBytes) / (LARGE - SMALL)
+  rows.push({
+    measure: 'resident memory after warm-up, MiB',
+    '1k': (small.rssBytes / 2 ** 20).toFixed(1),
+    '1M': (large.rssBytes / 2 ** 20).toFixed(1),
+    result: `${Math.round(perTask)} bytes/task`,
+    target: `<= ${BYTES_PER_TASK_TARGET} bytes/task`,
+    met: met(perTask <= BYTES_PER_TASK_TARGET),
+  })
+  console.log(
+    `\nScale, in-memory store, ${SMALL} vs ${LARGE} tasks ` +
+      '(cost = 1k req/s / 1M req/s; bytes/task = (RSS at 1M - RSS at 1k) / 999,000):',
+  )
+  console.table(rows)
+  console.log(`bytes per task: ${perTask.toFixed(1)}`)
+}
+
+/**
+ * The scale scenario, on the service built in dist/: 1,000 tasks, then 1,000,000, then the table
+ * comparing them.
+ */
+export async function runScale(settings: ScaleSettings): Promise<void> {
+  console.log(
+    `\nScale scenario: in-memory store at ${SMALL} and at ${LARGE} tasks, one service at a time; ` +
+      `${settings.connections} connections, ${settings.warmup} s warm-up + ` +
+      `${settings.duration} s per target.`,
+  )
+  const dir = await mkdtemp(join(os.tmpdir(), 'tugas-bench-scale-'))
+  try {
+    const small = await atSize(SMALL, dir, settings)
+    const large = await atSize(LARGE, dir, settings)
+    printTable(small, large)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}

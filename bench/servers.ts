@@ -1,0 +1,107 @@
+// What bench/run.ts and bench/scale.ts share: the seed document, the server processes, and one
+// measured load.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/** Deterministic random numbers (mulberry32), so every run seeds the same titles. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const WORDS = (
+  'belajar menulis membuat review deploy server kode api rest dokumentasi pengujian basis data ' +
+  'rapat laporan anggaran desain halaman login cari perbaiki bug rilis versi catatan tim klien ' +
+  'jadwal ulang migrasi indeks cache antrian email notifikasi ekspor impor arsip audit keamanan'
+).split(' ')
+
+/**
+ * Tasks with titles of 1 to 8 random words, cut to 80 characters: 3 to 80, in no particular
+ * order.
+ */
+export function seedDocument(count: number): string {
+  const next = random(42)
+  const pick = () => WORDS[Math.floor(next() * WORDS.length)] ?? 'tugas'
+  const tugas = Array.from({ length: count }, () => {
+    const words = Array.from({ length: 1 + Math.floor(next() * 8) }, pick)
+    const title = `${words.join(' ')} ${Math.floor(next() * 1000)}`.slice(0, 80).trim()
+    return { title, status: next() < 0.5 ? 'belum' : 'selesai' }
+  })
+  // The demo credentials and documents, so the surface D target has someone to be.
+  const credentials = { 'demo-budi-token': { nama: 'budi', peran: 'user' } }
+  const dokumen = [{ judul: 'Rencana', pemilik: 'budi' }]
+  return JSON.stringify({ tugas, credentials, dokumen })
+}
+
+/**
+ * Starts a server process and resolves with its base URL, read from the
+ * "Server listening at ..." line on its stdout. Output after that keeps being read and dropped,
+ * so a full pipe never blocks the server.
+ */
+export function startServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): { child: ChildProcess; url: Promise<string> } {
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const url = new Promise<string>((resolve, reject) => {
+    let pending = ''
+    let found = false
+    child.stdout?.on('data', (chunk: Buffer) => {
+      if (found) return
+      pending += chunk.toString('utf8')
+      const match = /Server listening at (http:\/\/[^"\s]+)/.exec(pending)
+      if (match?.[1] !== undefined) {
+        found = true
+        pending = ''
+        resolve(match[1])
+      }
+    })
+    child.once('error', reject)
+    child.once('exit', (code, signal) =>
+      reject(new Error(`${args.join(' ')} exited before listening (${code ?? signal})`)),
+    )
+  })
+  return { child, url }
+}
+
+/** SIGTERM, then SIGKILL if the process has not exited within 5 s. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5000)
+  await exited
+  clearTimeout(timer)
+}
+
+/**
+ * Runs one load and measures p99 from every response time itself: autocannon's own histogram
+ * has whole-millisecond resolution, and the bare server answers in well under 1 ms, so its p99
+ * reads 0 and no ratio can be taken.
+ */
+export async function measure(
+  options: autocannon.Options,
+): Promise<{ result: autocannon.Result; p99: number }> {
+  const times: number[] = []
+  const run = autocannon(options)
+  run.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime))
+  const result = await run
+  return { result, p99: p99Of(times) }
+}
+
+/** The 99th percentile of response times, in their unit; NaN for none. */
+export function p99Of(times: number[]): number {
+  const sorted = Float64Array.from(times).sort()
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
+}
