@@ -85,10 +85,9 @@ export class CountedTree<T> {
     let node = this.#root
     let rank = 0
     while (!node.leaf) {
-      let child = 0
-      while (child + 1 < node.children.length && before(node.mins[child + 1] as T)) {
-        rank += (node.children[child] as Node<T>).counts[slot] as number
-        child++
+      const child = lastChildWhere(node.mins, before)
+      for (let left = 0; left < child; left++) {
+        rank += (node.children[left] as Node<T>).counts[slot] as number
       }
       node = node.children[child] as Node<T>
     }
@@ -230,11 +229,9 @@ export class CountedTree<T> {
   #pathTo(item: T): { node: Node<T>; index: number }[] {
     const path: { node: Node<T>; index: number }[] = [{ node: this.#root, index: 0 }]
     let node = this.#root
+    const notAfter = (min: T) => this.compare(min, item) <= 0
     while (!node.leaf) {
-      let child = 0
-      while (child + 1 < node.mins.length && this.compare(node.mins[child + 1] as T, item) <= 0) {
-        child++
-      }
+      const child = lastChildWhere(node.mins, notAfter)
       node = node.children[child] as Node<T>
       path.push({ node, index: child })
     }
@@ -377,4 +374,20 @@ function sizeOf<T>(node: Node<T>): number {
 
 function minOf<T>(node: Node<T>): T {
   return (node.leaf ? node.items[0] : node.mins[0]) as T
+}
+
+/**
+ * The last child whose smallest item passes `test` (0 when none past the first does), by
+ * binary search: `test` holds for a first stretch of the children and not after it. The
+ * first child is where everything before the second belongs, whatever its smallest item.
+ */
+function lastChildWhere<T>(mins: T[], test: (min: T) => boolean): number {
+  let low = 0
+  let high = mins.length - 1
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1
+    if (test(mins[middle] as T)) low = middle
+    else high = middle - 1
+  }
+  return low
 }

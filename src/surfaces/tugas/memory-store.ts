@@ -108,9 +108,13 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   #changed(before: Tugas | undefined, after: Tugas | undefined): void {
-    for (const index of [this.#byId, this.#byTitle]) {
-      if (before !== undefined) index.remove(before)
-      if (after !== undefined) index.insert(after)
+    if (before !== undefined) {
+      this.#byId.remove(before)
+      this.#byTitle.remove(before)
+    }
+    if (after !== undefined) {
+      this.#byId.insert(after)
+      this.#byTitle.insert(after)
     }
   }
 
