@@ -73,7 +73,7 @@ export async function loadSeed(stores: Stores, seed: Seed): Promise<void> {
   for (const [secret, identity] of Object.entries(seed.credentials)) {
     await stores.credentials.add(secret, identity)
   }
-  for (const task of seed.tugas) await stores.tugas.create(task)
+  await stores.tugas.createMany(seed.tugas)
   for (const { tugasId, isi } of seed.komentar) await stores.tugas.addComment(tugasId, isi)
   for (const product of seed.produk) await stores.products.create(product)
   for (const document of seed.dokumen) await stores.documents.create(document)

@@ -129,6 +129,58 @@ describe('CountedTree (the memory store ordered index)', () => {
     )
   })
 
+  test('fill loads sorted items into an empty tree; later inserts and removals work as on any tree', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ key: fc.integer({ min: 0, max: 50 }), group: fc.nat({ max: 2 }) }), {
+          maxLength: 3000,
+        }),
+        fc.array(operation, { maxLength: 300 }),
+        fc.nat(),
+        (initial, ops, start) => {
+          const model: Item[] = initial.map((item, at) => ({ ...item, id: at + 1 }))
+          const counted = tree()
+          counted.fill([...model].sort(compare))
+          let nextId = model.length + 1
+          for (const op of ops) {
+            if (op.kind === 'insert') {
+              const item = { key: op.key, id: nextId++, group: op.group }
+              counted.insert(item)
+              model.push(item)
+            } else if (model.length > 0) {
+              const [item] = model.splice(op.pick % model.length, 1) as [Item]
+              assert.equal(counted.remove(item), true)
+            }
+          }
+          assert.deepEqual([...counted], modelAnswers(model, undefined))
+          for (const group of [undefined, 0, 1, 2]) {
+            const expected = modelAnswers(model, group)
+            assert.equal(counted.count(group), expected.length)
+            const from = start % (expected.length + 1)
+            assert.deepEqual(counted.slice(from, from + 25, group), expected.slice(from, from + 25))
+            assert.equal(
+              counted.rank((item) => item.key < 25, group),
+              expected.filter((item) => item.key < 25).length,
+            )
+          }
+        },
+      ),
+      { numRuns: 100 },
+    )
+  })
+
+  test('fill refuses a tree that is not empty, or items out of order, and changes nothing', () => {
+    const counted = tree()
+    const a = { key: 1, id: 1, group: 0 }
+    const b = { key: 2, id: 2, group: 1 }
+    assert.throws(() => counted.fill([b, a]), /out of order/)
+    assert.throws(() => counted.fill([a, a]), /out of order/)
+    assert.equal(counted.count(), 0)
+    counted.fill([a, b])
+    assert.throws(() => counted.fill([a]), /not empty/)
+    assert.deepEqual([...counted], [a, b])
+  })
+
   test('an item equal to one held is refused; removing what is not there changes nothing', () => {
     const counted = tree()
     assert.equal(counted.insert({ key: 1, id: 1, group: 0 }), true)

@@ -11,6 +11,9 @@
 
 const LEAF_MAX = 64
 const BRANCH_MAX = 32
+/** How full fill() leaves its nodes. */
+const FILL_LEAF = (LEAF_MAX * 3) >>> 2
+const FILL_BRANCH = (BRANCH_MAX * 3) >>> 2
 
 interface Leaf<T> {
   leaf: true
@@ -50,6 +53,38 @@ export class CountedTree<T> {
   /** How many items the tree holds, of `group` or of all. */
   count(group?: number): number {
     return this.#root.counts[group ?? this.#total] as number
+  }
+
+  /**
+   * Fills an empty tree with `sorted`, items already in the tree's order, bottom-up in O(n):
+   * a million items load in a fraction of the time a million inserts take. Nodes are left
+   * three quarters full, with room for later inserts. Throws, changing nothing, when the tree
+   * is not empty or `sorted` is out of order.
+   */
+  fill(sorted: T[]): void {
+    if (this.count() !== 0) throw new Error('CountedTree.fill: the tree is not empty')
+    for (let at = 1; at < sorted.length; at++) {
+      if (this.compare(sorted[at - 1] as T, sorted[at] as T) >= 0) {
+        throw new Error(`CountedTree.fill: items ${at - 1} and ${at} are out of order`)
+      }
+    }
+    if (sorted.length === 0) return
+    const leaves: Leaf<T>[] = []
+    for (let at = 0; at < sorted.length; at += FILL_LEAF) {
+      const leaf = this.#leaf(sorted.slice(at, at + FILL_LEAF))
+      const previous = leaves.at(-1)
+      if (previous !== undefined) previous.next = leaf
+      leaves.push(leaf)
+    }
+    let level: Node<T>[] = leaves
+    while (level.length > 1) {
+      const above: Node<T>[] = []
+      for (let at = 0; at < level.length; at += FILL_BRANCH) {
+        above.push(this.#branch(level.slice(at, at + FILL_BRANCH)))
+      }
+      level = above
+    }
+    this.#root = level[0] as Node<T>
   }
 
   /** Adds `item`; false (and nothing changes) when an item equal to it is already there. */

@@ -48,13 +48,28 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async create(input: TugasInput): Promise<Tugas> {
+    const task = this.#newTask(input)
+    this.#changed(undefined, task)
+    return task
+  }
+
+  async createMany(inputs: TugasInput[]): Promise<Tugas[]> {
+    if (this.#tasks.size > 0) return Promise.all(inputs.map((input) => this.create(input)))
+    // Into an empty store (the seed), the indexes are built at once rather than insert by
+    // insert: one sort instead of a descent per task, a second or more saved per million.
+    const tasks = inputs.map((input) => this.#newTask(input))
+    this.#byId.fill(tasks)
+    this.#byTitle.fill([...tasks].sort(byTitle))
+    return tasks
+  }
+
+  #newTask(input: TugasInput): Tugas {
     const task = Object.freeze({
       id: this.#nextId++,
       title: input.title,
       status: canonical(input.status),
     })
     this.#tasks.set(task.id, task)
-    this.#changed(undefined, task)
     return task
   }
 

@@ -28,6 +28,8 @@ export interface TugasStore {
   query(query: TugasQuery): Promise<TugasSlice>
   get(id: number): Promise<Tugas | undefined>
   create(input: TugasInput): Promise<Tugas>
+  /** Creates each in the order given, as `create` would one by one, in one step (the seed). */
+  createMany(inputs: TugasInput[]): Promise<Tugas[]>
   /** Undefined when the task does not exist. */
   replace(id: number, input: TugasInput): Promise<Tugas | undefined>
   update(id: number, changes: Partial<TugasInput>): Promise<Tugas | undefined>

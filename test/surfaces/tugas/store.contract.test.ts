@@ -162,6 +162,38 @@ await forEachStore('TugasStore', (kind) => {
     )
   })
 
+  test('createMany creates each in order, into an empty store or after other tasks', async () => {
+    const { tugas } = await kind.fresh()
+    assert.deepEqual(await tugas.createMany([]), [])
+    const inputs = [
+      { title: 'zeta', status: 'belum' as const },
+      { title: '😀 astral', status: 'selesai' as const },
+      { title: 'alpha', status: 'belum' as const },
+      { title: 'zeta', status: 'selesai' as const },
+      ...ODD_TEXTS.map((title) => ({ title, status: 'belum' as const })),
+    ]
+    const first = await tugas.createMany(inputs)
+    assert.deepEqual(
+      first,
+      inputs.map((input, at) => ({ id: at + 1, ...input })),
+    )
+    const second = await tugas.createMany(inputs.slice(0, 2))
+    assert.deepEqual(
+      second.map((task) => task.id),
+      [inputs.length + 1, inputs.length + 2],
+    )
+    const model = new Map([...first, ...second].map((task) => [task.id, task]))
+    for (const sort of SORT_FIELDS) {
+      for (const descending of [false, true]) {
+        for (const status of [undefined, 'belum', 'selesai'] as const) {
+          const q = { status, sort, descending, offset: 1, limit: 7 }
+          assert.deepEqual(await tugas.query(q), modelQuery(model, q))
+        }
+      }
+    }
+    assert.equal((await tugas.create({ title: 'next', status: 'belum' })).id, inputs.length + 3)
+  })
+
   test('titles sort by UTF-16 code units, not code points or locale', async () => {
     const { tugas } = await kind.fresh()
     const titles = ['\u{1F600}abc', '\ue000abc', '\ufffdabc', 'Zebra', 'apel', 'Äpfel', 'abc']
