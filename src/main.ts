@@ -1,6 +1,7 @@
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { createInfrastructure, StartUpError } from './infrastructure.js'
+import { releaseStartUpGarbage } from './release-memory.js'
 import { demoSeed, readSeedFile, SeedError } from './seed.js'
 
 function refuse(message: string): never {
@@ -22,6 +23,7 @@ async function start(): Promise<void> {
     throw error
   }
 
+  if (config.seedFile !== undefined) releaseStartUpGarbage()
   const app = await buildApp({ config, infrastructure })
   if (infrastructure.seed === 'kept-existing-data') {
     app.log.info('seed skipped: the database already holds data')

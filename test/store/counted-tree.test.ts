@@ -66,6 +66,9 @@ describe('CountedTree (the memory store ordered index)', () => {
         fc.nat({ max: 120 }),
         ({ counted, model }, start, length) => {
           assert.deepEqual([...counted], modelAnswers(model, undefined))
+          for (const item of model) assert.equal(counted.find({ ...item, group: -1 }), item)
+          assert.equal(counted.find({ key: 51, id: 0, group: 0 }), undefined)
+          assert.equal(counted.find({ key: -1, id: 0, group: 0 }), undefined)
           for (const group of [undefined, 0, 1, 2]) {
             const expected = modelAnswers(model, group)
             assert.equal(counted.count(group), expected.length)

@@ -99,6 +99,13 @@ export class CountedTree<T> {
     return true
   }
 
+  /** The item equal to `probe` (which need hold only what `compare` reads), if any. */
+  find(probe: T): T | undefined {
+    const leaf = this.#pathTo(probe).at(-1)?.node as Leaf<T>
+    const found = leaf.items[this.#placeIn(leaf.items, probe)]
+    return found !== undefined && this.compare(found, probe) === 0 ? found : undefined
+  }
+
   /** Removes the item equal to `item`; false when there is none. */
   remove(item: T): boolean {
     const path = this.#pathTo(item)

@@ -25,7 +25,6 @@ const sameTask = (a: Tugas, b: Tugas) => a.id === b.id
  * O(log n) in each, and so does a page at any offset.
  */
 export class MemoryTugasStore implements TugasStore {
-  readonly #tasks = new Map<number, Tugas>()
   /** Only tasks that have comments: most have none. */
   readonly #comments = new Map<number, Komentar[]>()
   readonly #byId = new CountedTree<Tugas>(byId, groupOf, STATUSES.length)
@@ -34,7 +33,7 @@ export class MemoryTugasStore implements TugasStore {
   #nextCommentId = 1
 
   async all(): Promise<Tugas[]> {
-    return [...this.#tasks.values()]
+    return [...this.#byId]
   }
 
   async query({ status, sort, descending, offset, limit }: TugasQuery): Promise<TugasSlice> {
@@ -44,7 +43,7 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async get(id: number): Promise<Tugas | undefined> {
-    return this.#tasks.get(id)
+    return this.#find(id)
   }
 
   async create(input: TugasInput): Promise<Tugas> {
@@ -54,7 +53,7 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async createMany(inputs: TugasInput[]): Promise<Tugas[]> {
-    if (this.#tasks.size > 0) return Promise.all(inputs.map((input) => this.create(input)))
+    if (this.#byId.count() > 0) return Promise.all(inputs.map((input) => this.create(input)))
     // Into an empty store (the seed), the indexes are built at once rather than insert by
     // insert: one sort instead of a descent per task, a second or more saved per million.
     const tasks = inputs.map((input) => this.#newTask(input))
@@ -69,7 +68,6 @@ export class MemoryTugasStore implements TugasStore {
       title: input.title,
       status: canonical(input.status),
     })
-    this.#tasks.set(task.id, task)
     return task
   }
 
@@ -82,16 +80,15 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async delete(id: number): Promise<boolean> {
-    const task = this.#tasks.get(id)
+    const task = this.#find(id)
     if (task === undefined) return false
-    this.#tasks.delete(id)
     this.#comments.delete(id)
     this.#changed(task, undefined)
     return true
   }
 
   async comments(tugasId: number): Promise<Komentar[] | undefined> {
-    if (!this.#tasks.has(tugasId)) return undefined
+    if (this.#find(tugasId) === undefined) return undefined
     return this.#comments.get(tugasId)?.slice() ?? []
   }
 
@@ -100,7 +97,7 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async addComment(tugasId: number, isi: string): Promise<Komentar | undefined> {
-    if (!this.#tasks.has(tugasId)) return undefined
+    if (this.#find(tugasId) === undefined) return undefined
     const komentar = Object.freeze({ id: this.#nextCommentId++, tugasId, isi })
     const list = this.#comments.get(tugasId)
     if (list === undefined) this.#comments.set(tugasId, [komentar])
@@ -109,17 +106,20 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   #write(id: number, changes: Partial<TugasInput>): Tugas | undefined {
-    const current = this.#tasks.get(id)
+    const current = this.#find(id)
     if (current === undefined) return undefined
     const next = Object.freeze({
       id,
       title: changes.title ?? current.title,
       status: canonical(changes.status ?? current.status),
     })
-    // Map.set on an existing key keeps its place: iteration stays in ascending id order.
-    this.#tasks.set(id, next)
     this.#changed(current, next)
     return next
+  }
+
+  /** The id tree is also the id index: no map beside it (a map entry costs more than a task). */
+  #find(id: number): Tugas | undefined {
+    return this.#byId.find({ id } as Tugas)
   }
 
   #changed(before: Tugas | undefined, after: Tugas | undefined): void {
