@@ -13,7 +13,7 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { runScale } from './scale.js'
-import { measure, ROOT, seedDocument, startServer, stop } from './servers.js'
+import { measure, ROOT, seedDocument, startQuietServer, startServer, stop } from './servers.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = 2
@@ -28,6 +28,7 @@ const PAGE = '/tugas?halaman=2&batas=10&urut=-title'
 type Server =
   | 'bare'
   | 'service'
+  | 'service, warn'
   | 'pg service'
   | 'pg reference'
   | 'pg reference, prepared'
@@ -83,6 +84,27 @@ const targets: Target[] = [
 ]
 
 const POST_TASK = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
+
+/**
+ * Issue 13's hot-path targets are at LOG_LEVEL=warn (no request log line): the same two
+ * requests on a service started that way, after the info targets.
+ */
+const warnTargets: Target[] = [
+  {
+    name: 'GET /tugas/1 (LOG_LEVEL=warn)',
+    server: 'service, warn',
+    path: '/tugas/1',
+    expected: 200,
+  },
+  {
+    name: 'POST /tugas (LOG_LEVEL=warn)',
+    server: 'service, warn',
+    path: '/tugas',
+    expected: 201,
+    method: 'POST',
+    body: JSON.stringify({ title: 'Benchmark task', status: 'belum' }),
+  },
+]
 
 /**
  * The PostgreSQL column: the service on PostgreSQL against the reference (one statement per
@@ -400,6 +422,16 @@ async function main(): Promise<void> {
 
     const rows = await run(targets, urls)
     await stop(service.child)
+
+    const quiet = await startQuietServer([join(ROOT, 'dist/main.js')], {
+      HOST: '127.0.0.1',
+      SEED_FILE: seedFile,
+      LOG_LEVEL: 'warn',
+    })
+    children.push(quiet.child)
+    urls['service, warn'] = await quiet.url
+    rows.push(...(await run(warnTargets, urls)))
+    await stop(quiet.child)
 
     const problem = await postgresProblem()
     if (problem === undefined) {

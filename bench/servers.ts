@@ -1,6 +1,7 @@
 // What bench/run.ts and bench/scale.ts share: the seed document, the server processes, and one
 // measured load.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { type AddressInfo, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 
@@ -73,6 +74,48 @@ export function startServer(
     )
   })
   return { child, url }
+}
+
+/**
+ * Starts a server that prints no "listening" line (the service at LOG_LEVEL=warn) on a free
+ * port; resolves with its base URL once `GET /health/ready` answers 200.
+ */
+export async function startQuietServer(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ child: ChildProcess; url: Promise<string> }> {
+  const port = await freePort()
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const base = `http://127.0.0.1:${port}`
+  const url = (async () => {
+    for (let attempt = 0; attempt < 400; attempt++) {
+      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited before listening`)
+      try {
+        if ((await fetch(`${base}/health/ready`)).ok) return base
+      } catch {
+        // Not listening yet.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error(`${args.join(' ')} did not answer on ${base} within 20 s`)
+  })()
+  return { child, url }
+}
+
+/** A port no one listens on now: the kernel's pick for a listener closed at once. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo
+      probe.close(() => resolve(port))
+    })
+  })
 }
 
 /** SIGTERM, then SIGKILL if the process has not exited within 5 s. */
