@@ -57,32 +57,32 @@ function play(
   })
 }
 
+/** Trees of up to a few hundred items after random inserts and removals, with their models. */
+const playedTrees = play(fc.array(operation, { maxLength: 600 }))
+/** Where a slice starts (taken modulo the size) and how long it is. */
+const aWindow = fc.record({ start: fc.nat(), length: fc.nat({ max: 120 }) })
+
 describe('CountedTree (the memory store ordered index)', () => {
   test('after any inserts and removals, the order, the counts and every slice equal a sorted array', () => {
     fc.assert(
-      fc.property(
-        play(fc.array(operation, { maxLength: 600 })),
-        fc.nat(),
-        fc.nat({ max: 120 }),
-        ({ counted, model }, start, length) => {
-          assert.deepEqual([...counted], modelAnswers(model, undefined))
-          for (const item of model) assert.equal(counted.find({ ...item, group: -1 }), item)
-          assert.equal(counted.find({ key: 51, id: 0, group: 0 }), undefined)
-          assert.equal(counted.find({ key: -1, id: 0, group: 0 }), undefined)
-          for (const group of [undefined, 0, 1, 2]) {
-            const expected = modelAnswers(model, group)
-            assert.equal(counted.count(group), expected.length)
-            const from = expected.length === 0 ? 0 : start % (expected.length + 1)
-            assert.deepEqual(
-              counted.slice(from, from + length, group),
-              expected.slice(from, from + length),
-            )
-            for (const index of [0, from, expected.length - 1, expected.length]) {
-              assert.equal(counted.at(index, group), expected[index])
-            }
+      fc.property(playedTrees, aWindow, ({ counted, model }, { start, length }) => {
+        assert.deepEqual([...counted], modelAnswers(model, undefined))
+        for (const item of model) assert.equal(counted.find({ ...item, group: -1 }), item)
+        assert.equal(counted.find({ key: 51, id: 0, group: 0 }), undefined)
+        assert.equal(counted.find({ key: -1, id: 0, group: 0 }), undefined)
+        for (const group of [undefined, 0, 1, 2]) {
+          const expected = modelAnswers(model, group)
+          assert.equal(counted.count(group), expected.length)
+          const from = expected.length === 0 ? 0 : start % (expected.length + 1)
+          assert.deepEqual(
+            counted.slice(from, from + length, group),
+            expected.slice(from, from + length),
+          )
+          for (const index of [0, from, expected.length - 1, expected.length]) {
+            assert.equal(counted.at(index, group), expected[index])
           }
-        },
-      ),
+        }
+      }),
       { numRuns: 200 },
     )
   })
@@ -90,44 +90,35 @@ describe('CountedTree (the memory store ordered index)', () => {
   test('sliceDescending reads runs of equal keys last one first, each run in its own order', () => {
     const sameKey = (a: Item, b: Item) => a.key === b.key
     fc.assert(
-      fc.property(
-        play(fc.array(operation, { maxLength: 600 })),
-        fc.nat(),
-        fc.nat({ max: 120 }),
-        ({ counted, model }, start, length) => {
-          for (const group of [undefined, 0, 1, 2]) {
-            const expected = modelAnswers(model, group).sort((a, b) => b.key - a.key || a.id - b.id)
-            const from = start % (expected.length + 2)
-            assert.deepEqual(
-              counted.sliceDescending(from, from + length, sameKey, group),
-              expected.slice(from, from + length),
-            )
-          }
-        },
-      ),
+      fc.property(playedTrees, aWindow, ({ counted, model }, { start, length }) => {
+        for (const group of [undefined, 0, 1, 2]) {
+          const expected = modelAnswers(model, group).sort((a, b) => b.key - a.key || a.id - b.id)
+          const from = start % (expected.length + 2)
+          assert.deepEqual(
+            counted.sliceDescending(from, from + length, sameKey, group),
+            expected.slice(from, from + length),
+          )
+        }
+      }),
       { numRuns: 300 },
     )
   })
 
   test('rank counts the items before a point of the order, of all or of a group', () => {
     fc.assert(
-      fc.property(
-        play(fc.array(operation, { maxLength: 600 })),
-        fc.integer({ min: -1, max: 52 }),
-        ({ counted, model }, key) => {
-          for (const group of [undefined, 0, 1, 2]) {
-            const expected = modelAnswers(model, group)
-            assert.equal(
-              counted.rank((item) => item.key < key, group),
-              expected.filter((item) => item.key < key).length,
-            )
-            assert.equal(
-              counted.rank((item) => item.key <= key, group),
-              expected.filter((item) => item.key <= key).length,
-            )
-          }
-        },
-      ),
+      fc.property(playedTrees, fc.integer({ min: -1, max: 52 }), ({ counted, model }, key) => {
+        for (const group of [undefined, 0, 1, 2]) {
+          const expected = modelAnswers(model, group)
+          assert.equal(
+            counted.rank((item) => item.key < key, group),
+            expected.filter((item) => item.key < key).length,
+          )
+          assert.equal(
+            counted.rank((item) => item.key <= key, group),
+            expected.filter((item) => item.key <= key).length,
+          )
+        }
+      }),
       { numRuns: 200 },
     )
   })
