@@ -36,6 +36,8 @@ export interface Config {
   databasePoolSize: number
   /** Milliseconds one statement may run before PostgreSQL cancels it (then 503). */
   databaseStatementTimeoutMs: number
+  /** A `redis://` URL: the `/laporan` token buckets live there. Undefined: in process memory. */
+  redisUrl: string | undefined
 }
 
 /** A setting has a value the service cannot run with; the message is one line for the operator. */
@@ -69,6 +71,7 @@ export const defaults: Config = {
   databaseUrl: undefined,
   databasePoolSize: 10,
   databaseStatementTimeoutMs: 5000,
+  redisUrl: undefined,
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -107,7 +110,8 @@ function nonEmpty(name: string) {
   }
 }
 
-function postgresUrl(name: string) {
+/** A URL of a backing service with one of `protocols` and a host; never echoed (a password). */
+function serviceUrl(name: string, protocols: string[], example: string) {
   return (raw: string): string => {
     let url: URL | undefined
     try {
@@ -115,11 +119,11 @@ function postgresUrl(name: string) {
     } catch {
       url = undefined
     }
-    if (url !== undefined && (url.protocol === 'postgres:' || url.protocol === 'postgresql:')) {
+    if (url !== undefined && protocols.includes(url.protocol)) {
+      // PostgreSQL may name its host (a socket folder) in the query instead.
       if (url.hostname !== '' || url.searchParams.has('host')) return raw
     }
-    // Never echo the value: it may hold a password.
-    throw new ConfigError(`${name} must be a postgres:// URL, e.g. postgres://user@host:5432/db`)
+    throw new ConfigError(`${name} must be a ${protocols[0]}// URL, e.g. ${example}`)
   }
 }
 
@@ -205,7 +209,16 @@ export function loadConfig(env: Env = process.env): Config {
       integer('KEEP_ALIVE_TIMEOUT_MS', 1, DAY_MS),
       defaults.keepAliveTimeoutMs,
     ),
-    databaseUrl: read('DATABASE_URL', postgresUrl('DATABASE_URL'), defaults.databaseUrl),
+    databaseUrl: read(
+      'DATABASE_URL',
+      serviceUrl('DATABASE_URL', ['postgres:', 'postgresql:'], 'postgres://user@host:5432/db'),
+      defaults.databaseUrl,
+    ),
+    redisUrl: read(
+      'REDIS_URL',
+      serviceUrl('REDIS_URL', ['redis:', 'rediss:'], 'redis://host:6379'),
+      defaults.redisUrl,
+    ),
     databasePoolSize: read(
       'DATABASE_POOL_SIZE',
       integer('DATABASE_POOL_SIZE', 1, 1000),

@@ -1,5 +1,6 @@
 import type { Config } from './config.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
+import { RedisTokenBucketLimiter } from './rate-limit/redis-token-bucket.js'
 import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
 import type { Seed } from './seed.js'
 import { Database } from './store/postgres/database.js'
@@ -24,24 +25,70 @@ export class StartUpError extends Error {
   override name = 'StartUpError'
 }
 
+/** One backing service's part: what it serves, its readiness check and its release. */
+interface Part<T> {
+  serves: T
+  check?: [name: string, ping: () => Promise<boolean>]
+  close(): Promise<void>
+}
+
 /** The stores and the limiter the configuration asks for, holding `seed`. */
 export async function createInfrastructure(
   config: Config,
   seed: Seed,
   now: () => Date = () => new Date(),
 ): Promise<Infrastructure> {
-  const limiter = new TokenBucketLimiter({
+  const limiter = await createLimiter(config)
+  let stores: Part<{ stores: Stores; seed: Infrastructure['seed'] }>
+  try {
+    stores = await createStores(config, seed, now)
+  } catch (error) {
+    await limiter.close()
+    throw error
+  }
+  const parts = [limiter, stores]
+  return {
+    stores: stores.serves.stores,
+    limiter: limiter.serves,
+    seed: stores.serves.seed,
+    async checks() {
+      const checks = parts.flatMap((part) => (part.check ? [part.check] : []))
+      const answers = await Promise.all(checks.map(([, ping]) => ping()))
+      return Object.fromEntries(checks.map(([name], at) => [name, answers[at] as boolean]))
+    },
+    async close() {
+      await Promise.all(parts.map((part) => part.close()))
+    },
+  }
+}
+
+/** The `/laporan` buckets: in process memory, or in Redis, connected before the service starts. */
+async function createLimiter(config: Config): Promise<Part<RateLimiter>> {
+  const policy = {
     capacity: config.rateLimitCapacity,
     refillPerSecond: config.rateLimitRefillPerSecond,
-  })
+  }
+  if (config.redisUrl === undefined) {
+    return { serves: new TokenBucketLimiter(policy), close: async () => {} }
+  }
+  const limiter = new RedisTokenBucketLimiter(policy, { url: config.redisUrl })
+  try {
+    await limiter.connect()
+  } catch (error) {
+    await limiter.close()
+    throw new StartUpError(`REDIS_URL: ${startUpProblem(config.redisUrl, 6379, 'Redis', error)}`)
+  }
+  return { serves: limiter, check: ['redis', () => limiter.ping()], close: () => limiter.close() }
+}
+
+async function createStores(
+  config: Config,
+  seed: Seed,
+  now: () => Date,
+): Promise<Part<{ stores: Stores; seed: Infrastructure['seed'] }>> {
   if (config.databaseUrl === undefined) {
-    return {
-      stores: await seededMemoryStores(seed, now),
-      limiter,
-      checks: async () => ({}),
-      close: async () => {},
-      seed: 'loaded',
-    }
+    const stores = await seededMemoryStores(seed, now)
+    return { serves: { stores, seed: 'loaded' }, close: async () => {} }
   }
   const database = new Database({
     url: config.databaseUrl,
@@ -52,15 +99,17 @@ export async function createInfrastructure(
     await migrate(database)
     const loaded = await seedOnce(database, seed, now)
     return {
-      stores: createPostgresStores(database, now),
-      limiter,
-      checks: async () => ({ postgres: await database.ping() }),
+      serves: {
+        stores: createPostgresStores(database, now),
+        seed: loaded ? 'loaded' : 'kept-existing-data',
+      },
+      check: ['postgres', () => database.ping()],
       close: () => database.close(),
-      seed: loaded ? 'loaded' : 'kept-existing-data',
     }
   } catch (error) {
     await database.close()
-    throw new StartUpError(`DATABASE_URL: ${startUpProblem(config.databaseUrl, error)}`)
+    const problem = startUpProblem(config.databaseUrl, 5432, 'the database', error)
+    throw new StartUpError(`DATABASE_URL: ${problem}`)
   }
 }
 
@@ -80,12 +129,12 @@ async function seedOnce(database: Database, seed: Seed, now: () => Date): Promis
 }
 
 /** One line for the operator: where, and what went wrong; never the password. */
-function startUpProblem(url: string, error: unknown): string {
+function startUpProblem(url: string, defaultPort: number, what: string, error: unknown): string {
   const { hostname, port, searchParams } = new URL(url)
-  const where = `${searchParams.get('host') ?? hostname}:${port || '5432'}`
+  const where = `${searchParams.get('host') ?? hostname}:${port || defaultPort}`
   const cause = error instanceof ServiceUnavailableError ? error.cause : error
   const { code, message } = (cause ?? {}) as { code?: string; message?: string }
   const reason = message?.split('\n')[0] || 'unknown error'
   const coded = code !== undefined && !reason.includes(code) ? `${code} ${reason}` : reason
-  return `cannot use the database at ${where} (${coded})`
+  return `cannot use ${what} at ${where} (${coded})`
 }

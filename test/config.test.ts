@@ -48,6 +48,7 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://tugas:rahasia@db.internal:6543/tugas?sslmode=require',
       DATABASE_POOL_SIZE: '25',
       DATABASE_STATEMENT_TIMEOUT_MS: '2500',
+      REDIS_URL: 'redis://:rahasia@cache.internal:6380/1',
     })
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
       databaseUrl: 'postgres://tugas:rahasia@db.internal:6543/tugas?sslmode=require',
       databasePoolSize: 25,
       databaseStatementTimeoutMs: 2500,
+      redisUrl: 'redis://:rahasia@cache.internal:6380/1',
     })
   })
 
@@ -113,6 +115,10 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '1001'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '0'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '5s'],
+    ['REDIS_URL', ''],
+    ['REDIS_URL', 'localhost:6379'],
+    ['REDIS_URL', 'postgres://127.0.0.1/tugas'],
+    ['REDIS_URL', 'redis://'],
   ]
   for (const [name, value] of refused) {
     test(`${name}=${JSON.stringify(value)} is refused with a one-line message naming it`, () => {
@@ -163,6 +169,18 @@ describe('loadConfig', () => {
     assert.throws(
       () => loadConfig({ DATABASE_URL: 'mysql://root:rahasia@h/db' }),
       (error: unknown) => error instanceof ConfigError && !error.message.includes('rahasia'),
+    )
+  })
+
+  test('REDIS_URL: redis:// and rediss:// are accepted; unset keeps the buckets in memory; a refusal never echoes the URL', () => {
+    assert.equal(loadConfig({}).redisUrl, undefined)
+    assert.equal(loadConfig({ REDIS_URL: 'redis://h:6379/2' }).redisUrl, 'redis://h:6379/2')
+    assert.equal(loadConfig({ REDIS_URL: 'rediss://:pw@h:6380' }).redisUrl, 'rediss://:pw@h:6380')
+    assert.throws(
+      () => loadConfig({ REDIS_URL: 'http://:rahasia@h:6379' }),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.message === 'REDIS_URL must be a redis:// URL, e.g. redis://host:6379',
     )
   })
 })

@@ -4,7 +4,8 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { postgresProblem, SERVICES_REQUIRED } from './postgres.js'
+import { postgresProblem } from './postgres.js'
+import { SERVICES_REQUIRED } from './services.js'
 
 /** The HTTP tests: every test file but the store-contract suites, which run both stores. */
 function httpTestFiles(): string[] {

@@ -4,121 +4,12 @@
 // shape with `Retry-After: 1` within a bounded time, writes nothing, and the process survives;
 // once the proxy lets traffic through again, the same app answers normally.
 import assert from 'node:assert/strict'
-import { once } from 'node:events'
-import { connect, createServer, type Server, type Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
+import { FaultyLink } from './faulty-link.js'
 import { DEMO_TASKS, testApp } from './helpers.js'
 import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
-
-/** A TCP proxy to PostgreSQL whose link can be cut, black-holed or refused, then restored. */
-class FaultyLink {
-  readonly #server: Server = createServer((socket) => this.#accept(socket))
-  readonly #upstream: { host: string; port: number }
-  #mode: 'open' | 'cut' | 'stall' | 'refuse' = 'open'
-  readonly #pairs = new Set<{ app: Socket; database: Socket }>()
-  /** Sockets that carry nothing: black-holed, dropped when the link is restored. */
-  readonly #held = new Set<Socket>()
-  port = 0
-
-  constructor(upstream: { host: string; port: number }) {
-    this.#upstream = upstream
-  }
-
-  async listen(port = 0): Promise<void> {
-    this.#server.listen(port, '127.0.0.1')
-    await once(this.#server, 'listening')
-    this.port = (this.#server.address() as { port: number }).port
-  }
-
-  /** Connections open through the link now. */
-  get open(): number {
-    return this.#pairs.size
-  }
-
-  #accept(app: Socket): void {
-    app.on('error', () => {})
-    if (this.#mode === 'cut' || this.#mode === 'refuse') {
-      app.destroy()
-      return
-    }
-    if (this.#mode === 'stall') {
-      this.#hold(app)
-      return
-    }
-    const database = connect(this.#upstream.port, this.#upstream.host)
-    database.on('error', () => {})
-    const pair = { app, database }
-    this.#pairs.add(pair)
-    const drop = () => {
-      app.destroy()
-      database.destroy()
-      this.#pairs.delete(pair)
-    }
-    app.on('close', drop)
-    database.on('close', drop)
-    app.pipe(database)
-    database.pipe(app)
-  }
-
-  #hold(socket: Socket): void {
-    socket.pause()
-    this.#held.add(socket)
-    socket.on('close', () => this.#held.delete(socket))
-  }
-
-  /** Resets every open connection; new ones are closed as soon as they are accepted. */
-  cut(): void {
-    this.#mode = 'cut'
-    for (const { app, database } of [...this.#pairs]) {
-      app.resetAndDestroy()
-      database.destroy()
-    }
-    this.#dropHeld()
-  }
-
-  /** Open connections stop carrying anything, new ones are accepted and never answered. */
-  stall(): void {
-    this.#mode = 'stall'
-    for (const pair of [...this.#pairs]) {
-      this.#pairs.delete(pair)
-      pair.app.unpipe(pair.database)
-      pair.database.unpipe(pair.app)
-      this.#hold(pair.app)
-      this.#hold(pair.database)
-    }
-  }
-
-  /** Nothing listens any more: connecting is refused. */
-  refuse(): void {
-    this.cut()
-    this.#mode = 'refuse'
-    this.#server.close()
-  }
-
-  /** Lets connections through again; what was black-holed is dropped, never delivered late. */
-  async restore(): Promise<void> {
-    const refused = this.#mode === 'refuse'
-    this.#dropHeld()
-    this.#mode = 'open'
-    if (refused) await this.listen(this.port)
-  }
-
-  async close(): Promise<void> {
-    this.cut()
-    if (this.#server.listening) {
-      const closed = once(this.#server, 'close')
-      this.#server.close()
-      await closed
-    }
-  }
-
-  #dropHeld(): void {
-    for (const socket of [...this.#held]) socket.destroy()
-    this.#held.clear()
-  }
-}
 
 /** A fresh database, reached through `link` (a new one when not given): host and port rewritten. */
 async function linkedDatabase(link?: FaultyLink): Promise<{ link: FaultyLink; url: string }> {

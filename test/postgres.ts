@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Database } from '../src/store/postgres/database.js'
 import { migrate } from '../src/store/postgres/migrate.js'
+import { skipFor } from './services.js'
 
 export const ADMIN_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
-export const SERVICES_REQUIRED = process.env.TUGAS_REQUIRE_SERVICES === '1'
 
 let problem: Promise<string | undefined> | undefined
 
@@ -31,18 +31,9 @@ export function postgresProblem(): Promise<string | undefined> {
   return problem
 }
 
-/**
- * The `skip` option for a suite that needs PostgreSQL: false when it can run; a reason, said
- * loudly on stderr, when it cannot. Throws when PostgreSQL is required (CI) and unreachable.
- */
+/** The `skip` option for a suite that needs PostgreSQL (see skipFor). */
 export async function skipWithoutPostgres(): Promise<false | string> {
-  const reason = await postgresProblem()
-  if (reason === undefined) return false
-  if (SERVICES_REQUIRED) throw new Error(`${reason}; TUGAS_REQUIRE_SERVICES=1 requires it`)
-  process.stderr.write(
-    `\n*** SKIPPED: ${reason}. Set TEST_DATABASE_URL to run these tests. ***\n\n`,
-  )
-  return `SKIPPED: ${reason}`
+  return skipFor(await postgresProblem(), 'TEST_DATABASE_URL')
 }
 
 let fileDatabase: Promise<string> | undefined

@@ -18,6 +18,20 @@ const EPSILON = 1e-9
 const wholeSecondsUp = (seconds: number) => Math.ceil(seconds - EPSILON)
 
 /**
+ * What the client is told about a take that left `tokens` in the bucket: the same for every
+ * implementation, wherever the bucket lives.
+ */
+export function decision(policy: BucketPolicy, admitted: boolean, tokens: number): RateDecision {
+  const { capacity, refillPerSecond } = policy
+  return {
+    admitted,
+    remaining: Math.floor(tokens),
+    retryAfterSeconds: admitted ? 0 : Math.max(1, wholeSecondsUp((1 - tokens) / refillPerSecond)),
+    fullInSeconds: Math.max(0, wholeSecondsUp((capacity - tokens) / refillPerSecond)),
+  }
+}
+
+/**
  * Part 2's token bucket, one per key, held in process memory: created full on first use, one
  * token per admitted request, refilled by elapsed time on a monotonic clock and capped at the
  * capacity. A bucket that has refilled to full is the same as no bucket, so buckets are
@@ -44,17 +58,11 @@ export class TokenBucketLimiter implements RateLimiter {
   async take(key: string): Promise<RateDecision> {
     const now = this.clock()
     this.#sweep(now)
-    const { capacity, refillPerSecond } = this.policy
     let tokens = this.#tokensAt(this.#buckets.get(key), now)
     const admitted = tokens >= 1
     if (admitted) tokens -= 1
     this.#buckets.set(key, { tokens, at: now })
-    return {
-      admitted,
-      remaining: Math.floor(tokens),
-      retryAfterSeconds: admitted ? 0 : Math.max(1, wholeSecondsUp((1 - tokens) / refillPerSecond)),
-      fullInSeconds: Math.max(0, wholeSecondsUp((capacity - tokens) / refillPerSecond)),
-    }
+    return decision(this.policy, admitted, tokens)
   }
 
   #tokensAt(bucket: Bucket | undefined, now: number): number {

@@ -1,0 +1,122 @@
+import { Redis } from 'ioredis'
+import { ServiceUnavailableError } from '../store/unavailable.js'
+import type { BucketPolicy, RateDecision, RateLimiter } from './limiter.js'
+import { decision } from './token-bucket.js'
+
+/**
+ * Refill, admit and spend in one step on the Redis server, on its clock (`TIME`), never a
+ * process's: every process sees one bucket per key. A bucket is a hash of `tokens` and `at`
+ * (milliseconds); it expires when it would be full again, since a full bucket is the same as
+ * none, so Redis holds only keys seen within the last refill period.
+ * Returns `{admitted, tokens left}`; tokens travel as text, so fractions survive.
+ */
+const TAKE = `
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local capacity = tonumber(ARGV[1])
+local refill = tonumber(ARGV[2])
+local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = capacity
+if held[1] then
+  local elapsed = math.max(0, now - tonumber(held[2])) / 1000
+  tokens = math.min(capacity, tonumber(held[1]) + elapsed * refill)
+end
+local admitted = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  admitted = 1
+end
+local untilFull = math.ceil((capacity - tokens) / refill * 1000)
+if untilFull > 0 then
+  local text = string.format('%.17g', tokens)
+  redis.call('HSET', KEYS[1], 'tokens', text, 'at', string.format('%.17g', now))
+  redis.call('PEXPIRE', KEYS[1], untilFull)
+else
+  redis.call('DEL', KEYS[1])
+end
+return { admitted, string.format('%.17g', tokens) }
+`
+
+/** The client with the script defined as a command. */
+type RedisWithTake = Redis & {
+  takeToken(key: string, capacity: number, refill: number): Promise<[number, string]>
+}
+
+export interface RedisLimiterOptions {
+  url: string
+  /** Prefix of every bucket key, so several services (or tests) can share one Redis. */
+  prefix?: string
+}
+
+/**
+ * Part 2's token bucket in Redis (`REDIS_URL`), shared by every process. While Redis cannot be
+ * reached, `take` fails at once with ServiceUnavailableError (503): never unlimited, never a
+ * request left waiting for a reconnect.
+ */
+export class RedisTokenBucketLimiter implements RateLimiter {
+  readonly #redis: RedisWithTake
+  readonly #prefix: string
+
+  constructor(
+    readonly policy: BucketPolicy,
+    options: RedisLimiterOptions,
+  ) {
+    this.#prefix = options.prefix ?? 'tugas:laporan:'
+    const redis = new Redis(options.url, {
+      // Fail fast while disconnected instead of queueing commands until Redis is back.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      connectTimeout: 2000,
+      commandTimeout: 2000,
+      // Keep trying to reconnect in the background, at most a second apart.
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+      lazyConnect: true,
+    })
+    // A connection error must not kill the process; commands fail while it lasts.
+    redis.on('error', () => {})
+    redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE })
+    this.#redis = redis as RedisWithTake
+  }
+
+  /** Connects now, so an unreachable Redis refuses start-up instead of the first request. */
+  async connect(): Promise<void> {
+    // The client rejects with "Connection is closed"; the error before it says why.
+    let cause: unknown
+    const remember = (error: unknown) => {
+      cause ??= error
+    }
+    this.#redis.on('error', remember)
+    try {
+      await this.#redis.connect()
+    } catch (error) {
+      throw cause ?? error
+    } finally {
+      this.#redis.off('error', remember)
+    }
+  }
+
+  async take(key: string): Promise<RateDecision> {
+    const { capacity, refillPerSecond } = this.policy
+    let answer: [number, string]
+    try {
+      answer = await this.#redis.takeToken(this.#prefix + key, capacity, refillPerSecond)
+    } catch (error) {
+      throw new ServiceUnavailableError('redis', { cause: error })
+    }
+    const [admitted, tokens] = answer
+    return decision(this.policy, admitted === 1, Number(tokens))
+  }
+
+  /** Whether Redis answers now. */
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.#redis.ping()) === 'PONG'
+    } catch {
+      return false
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#redis.disconnect()
+  }
+}
