@@ -94,8 +94,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   }
 
+  // While closing, each keep-alive connection is closed once its response is sent: otherwise
+  // an idle client would hold close() for the whole keep-alive timeout.
+  let sweep: NodeJS.Timeout | undefined
+  app.addHook('preClose', (done) => {
+    sweep = setInterval(() => app.server.closeIdleConnections(), 50).unref()
+    done()
+  })
   // After the server has drained its requests: nothing uses the stores any more.
-  app.addHook('onClose', () => infrastructure.close())
+  app.addHook('onClose', async () => {
+    clearInterval(sweep)
+    await infrastructure.close()
+  })
 
   // A callback hook: it runs on every request, and a promise per request is measurable.
   app.addHook('onRequest', (request, reply, done) => {

@@ -234,8 +234,12 @@ describe('the infrastructure', () => {
     const { port } = app.server.address() as { port: number }
     const answered = fetch(`http://127.0.0.1:${port}/tugas/1`)
     await new Promise((resolve) => setTimeout(resolve, 10))
+    const closing = performance.now()
     await app.close()
     assert.equal((await answered).status, 200)
     assert.deepEqual(events, ['request answered', 'infrastructure closed'])
+    // The client keeps its connection alive; close must not wait out the keep-alive timeout.
+    const closedInMs = performance.now() - closing
+    assert.ok(closedInMs < config.keepAliveTimeoutMs / 4, `closed after ${closedInMs} ms`)
   })
 })
