@@ -43,7 +43,9 @@ describe('Redis out of reach at run time', { skip: await skipWithoutRedis() }, (
     assert.deepEqual(statuses, [200, 200, 200, 429])
     const ready = await app.inject({ method: 'GET', url: '/health/ready' })
     assert.equal(ready.statusCode, 200)
-    assert.deepEqual(ready.json(), { status: 'ok', checks: { redis: 'ok' } })
+    // With TUGAS_TEST_STORE=postgres the checks also name postgres.
+    assert.equal(ready.json().status, 'ok')
+    assert.equal(ready.json().checks.redis, 'ok')
   })
 
   for (const fault of ['cut', 'stall'] as const) {
