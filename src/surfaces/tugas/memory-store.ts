@@ -5,7 +5,8 @@ import type { TugasQuery, TugasSlice, TugasStore } from './store.js'
 
 /** Each status as a group of the ordered indexes, in code-unit order of the status. */
 const STATUSES = [...TUGAS_STATUSES].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-const groupOf = (task: Tugas) => STATUSES.indexOf(task.status)
+const groupOfStatus = (status: TugasStatus) => STATUSES.indexOf(status)
+const groupOf = (task: Tugas) => groupOfStatus(task.status)
 
 const byId = (a: Tugas, b: Tugas) => a.id - b.id
 /** Code-unit order on the title, not locale order; ties by ascending id. */
@@ -37,7 +38,7 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   async query({ status, sort, descending, offset, limit }: TugasQuery): Promise<TugasSlice> {
-    const group = status === undefined ? undefined : groupOf({ status } as Tugas)
+    const group = status === undefined ? undefined : groupOfStatus(status)
     const total = this.#byId.count(group)
     return { items: this.#page(sort, descending, group, offset, limit), total }
   }
@@ -175,5 +176,5 @@ export class MemoryTugasStore implements TugasStore {
 
 /** The one string of each status, so a million tasks share two strings rather than hold their own. */
 function canonical(status: TugasStatus): TugasStatus {
-  return STATUSES.find((known) => known === status) ?? status
+  return STATUSES[groupOfStatus(status)] ?? status
 }
