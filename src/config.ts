@@ -38,6 +38,10 @@ export interface Config {
   databaseStatementTimeoutMs: number
   /** A `redis://` URL: the `/laporan` token buckets live there. Undefined: in process memory. */
   redisUrl: string | undefined
+  /** Processes serving the one listener; above 1 needs both databaseUrl and redisUrl. */
+  workers: number
+  /** PEM certificate chain and private key: set together, the listener serves HTTPS. */
+  tls: { certFile: string; keyFile: string } | undefined
 }
 
 /** A setting has a value the service cannot run with; the message is one line for the operator. */
@@ -72,6 +76,8 @@ export const defaults: Config = {
   databasePoolSize: 10,
   databaseStatementTimeoutMs: 5000,
   redisUrl: undefined,
+  workers: 1,
+  tls: undefined,
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -229,7 +235,22 @@ export function loadConfig(env: Env = process.env): Config {
       integer('DATABASE_STATEMENT_TIMEOUT_MS', 1, DAY_MS),
       defaults.databaseStatementTimeoutMs,
     ),
+    workers: defaults.workers,
+    tls: defaults.tls,
   }
+  config.workers = read('WORKERS', integer('WORKERS', 1, 1024), defaults.workers)
+  if (config.workers > 1 && (config.databaseUrl === undefined || config.redisUrl === undefined)) {
+    // Each process would otherwise hold its own tasks, ids and buckets: clients would see that.
+    throw new ConfigError(
+      `WORKERS=${config.workers} needs both DATABASE_URL and REDIS_URL: every process must share the data and the /laporan buckets`,
+    )
+  }
+  const certFile = read('TLS_CERT_FILE', nonEmpty('TLS_CERT_FILE'), undefined)
+  const keyFile = read('TLS_KEY_FILE', nonEmpty('TLS_KEY_FILE'), undefined)
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together, or neither')
+  }
+  if (certFile !== undefined && keyFile !== undefined) config.tls = { certFile, keyFile }
   // The head is part of the request: its limit defaults to no more than the whole's, and Node
   // refuses a head limit longer than the whole.
   config.headersTimeoutMs = read(

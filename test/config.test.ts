@@ -49,6 +49,9 @@ describe('loadConfig', () => {
       DATABASE_POOL_SIZE: '25',
       DATABASE_STATEMENT_TIMEOUT_MS: '2500',
       REDIS_URL: 'redis://:rahasia@cache.internal:6380/1',
+      WORKERS: '4',
+      TLS_CERT_FILE: '/etc/tugas/cert.pem',
+      TLS_KEY_FILE: '/etc/tugas/key.pem',
     })
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -71,6 +74,8 @@ describe('loadConfig', () => {
       databasePoolSize: 25,
       databaseStatementTimeoutMs: 2500,
       redisUrl: 'redis://:rahasia@cache.internal:6380/1',
+      workers: 4,
+      tls: { certFile: '/etc/tugas/cert.pem', keyFile: '/etc/tugas/key.pem' },
     })
   })
 
@@ -119,6 +124,12 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['REDIS_URL', 'postgres://127.0.0.1/tugas'],
     ['REDIS_URL', 'redis://'],
+    ['WORKERS', '0'],
+    ['WORKERS', 'two'],
+    ['WORKERS', '1025'],
+    ['WORKERS', ''],
+    ['TLS_CERT_FILE', ''],
+    ['TLS_KEY_FILE', ' '],
   ]
   for (const [name, value] of refused) {
     test(`${name}=${JSON.stringify(value)} is refused with a one-line message naming it`, () => {
@@ -182,5 +193,41 @@ describe('loadConfig', () => {
         error instanceof ConfigError &&
         error.message === 'REDIS_URL must be a redis:// URL, e.g. redis://host:6379',
     )
+  })
+
+  test('WORKERS above 1 is refused without both DATABASE_URL and REDIS_URL, in one line', () => {
+    const database = 'postgres://h/db'
+    const redis = 'redis://h:6379'
+    assert.equal(loadConfig({}).workers, 1)
+    assert.equal(loadConfig({ WORKERS: '1' }).workers, 1)
+    assert.equal(
+      loadConfig({ WORKERS: '3', DATABASE_URL: database, REDIS_URL: redis }).workers,
+      3,
+    )
+    for (const env of [
+      { WORKERS: '2' },
+      { WORKERS: '2', DATABASE_URL: database },
+      { WORKERS: '2', REDIS_URL: redis },
+    ]) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message ===
+            'WORKERS=2 needs both DATABASE_URL and REDIS_URL: every process must share the data and the /laporan buckets',
+      )
+    }
+  })
+
+  test('TLS_CERT_FILE and TLS_KEY_FILE: both or neither', () => {
+    assert.equal(loadConfig({}).tls, undefined)
+    for (const env of [{ TLS_CERT_FILE: '/c.pem' }, { TLS_KEY_FILE: '/k.pem' }]) {
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.message === 'TLS_CERT_FILE and TLS_KEY_FILE must be set together, or neither',
+      )
+    }
   })
 })
