@@ -200,10 +200,7 @@ describe('loadConfig', () => {
     const redis = 'redis://h:6379'
     assert.equal(loadConfig({}).workers, 1)
     assert.equal(loadConfig({ WORKERS: '1' }).workers, 1)
-    assert.equal(
-      loadConfig({ WORKERS: '3', DATABASE_URL: database, REDIS_URL: redis }).workers,
-      3,
-    )
+    assert.equal(loadConfig({ WORKERS: '3', DATABASE_URL: database, REDIS_URL: redis }).workers, 3)
     for (const env of [
       { WORKERS: '2' },
       { WORKERS: '2', DATABASE_URL: database },
