@@ -16,6 +16,7 @@ import { supportingRoutes, supportingSurface } from './surfaces/supporting/index
 import { todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
+import type { TlsFiles } from './tls.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -27,6 +28,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger']
   /** The wall clock (products v1 sunset); the real one when left out. */
   now?: () => Date
+  /** Certificate and key (config.tls, read and checked by loadTls): the app serves HTTPS. */
+  tls?: TlsFiles
 }
 
 /** A client's X-Request-Id is echoed when it is a sane token; anything else gets a fresh id. */

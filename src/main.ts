@@ -1,30 +1,66 @@
+import cluster from 'node:cluster'
+import type { FastifyServerOptions } from 'fastify'
 import { buildApp } from './app.js'
-import { ConfigError, loadConfig } from './config.js'
+import { type Config, ConfigError, loadConfig } from './config.js'
 import { createInfrastructure, StartUpError } from './infrastructure.js'
+import { runPrimary } from './primary.js'
 import { releaseStartUpGarbage } from './release-memory.js'
 import { demoSeed, readSeedFile, SeedError } from './seed.js'
+import { loadTls } from './tls.js'
 
 function refuse(message: string): never {
   process.stderr.write(`tugas: ${message}\n`)
   process.exit(1)
 }
 
-async function start(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>
-  let infrastructure: Awaited<ReturnType<typeof createInfrastructure>>
+function configOrRefuse(): Config {
   try {
-    config = loadConfig()
+    return loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) refuse(error.message)
+    throw error
+  }
+}
+
+/**
+ * Pino options for the app. A worker of several writes no "Server listening at" line of its
+ * own: the primary writes the one line once every worker listens.
+ */
+function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  if (!cluster.isWorker) return { level: config.logLevel }
+  return {
+    level: config.logLevel,
+    hooks: {
+      logMethod(args, method) {
+        const [first] = args
+        if (typeof first === 'string' && first.startsWith('Server listening at ')) return
+        method.apply(this, args)
+      },
+    },
+  }
+}
+
+/** One process serving the listener: the whole service, or one worker of several. */
+async function serve(config: Config): Promise<void> {
+  let infrastructure: Awaited<ReturnType<typeof createInfrastructure>>
+  let tls: Awaited<ReturnType<typeof loadTls>> | undefined
+  try {
+    tls = config.tls === undefined ? undefined : await loadTls(config.tls)
     // A bad SEED_FILE refuses start-up even when a database already holds data.
     const seed = config.seedFile === undefined ? demoSeed : await readSeedFile(config.seedFile)
     infrastructure = await createInfrastructure(config, seed)
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof SeedError) refuse(error.message)
-    if (error instanceof StartUpError) refuse(error.message)
+    if (error instanceof SeedError || error instanceof StartUpError) refuse(error.message)
     throw error
   }
 
   if (config.seedFile !== undefined) releaseStartUpGarbage()
-  const app = await buildApp({ config, infrastructure })
+  const app = await buildApp({
+    config,
+    infrastructure,
+    logger: loggerOptions(config),
+    ...(tls && { tls }),
+  })
   if (infrastructure.seed === 'kept-existing-data') {
     app.log.info('seed skipped: the database already holds data')
   }
@@ -53,6 +89,8 @@ async function start(): Promise<void> {
   }
   process.on('SIGTERM', stop)
   process.on('SIGINT', stop)
+  // A worker whose primary is gone would hold its connections with no listener to serve.
+  if (cluster.isWorker) process.once('disconnect', () => stop('SIGTERM'))
 
   try {
     // Fastify logs the one "Server listening at ..." line, with the real port when PORT=0.
@@ -63,4 +101,6 @@ async function start(): Promise<void> {
   }
 }
 
-await start()
+const config = configOrRefuse()
+if (config.workers > 1 && cluster.isPrimary) await runPrimary(config)
+else await serve(config)
