@@ -53,7 +53,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     versioning: config.tugasVersioning,
   })
 
-  const requestLog = new RequestLog()
+  const requestLog = new RequestLog(infrastructure.versionCounts)
   const app: FastifyInstance = Fastify({
     logger: logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,

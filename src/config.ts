@@ -38,6 +38,8 @@ export interface Config {
   databaseStatementTimeoutMs: number
   /** A `redis://` URL: the `/laporan` token buckets live there. Undefined: in process memory. */
   redisUrl: string | undefined
+  /** Start of every key the service writes in Redis, so several services can share one. */
+  redisKeyPrefix: string
   /** Processes serving the one listener; above 1 needs both databaseUrl and redisUrl. */
   workers: number
   /** PEM certificate chain and private key: set together, the listener serves HTTPS. */
@@ -76,6 +78,7 @@ export const defaults: Config = {
   databasePoolSize: 10,
   databaseStatementTimeoutMs: 5000,
   redisUrl: undefined,
+  redisKeyPrefix: 'tugas:',
   workers: 1,
   tls: undefined,
 }
@@ -225,6 +228,7 @@ export function loadConfig(env: Env = process.env): Config {
       serviceUrl('REDIS_URL', ['redis:', 'rediss:'], 'redis://host:6379'),
       defaults.redisUrl,
     ),
+    redisKeyPrefix: read('REDIS_KEY_PREFIX', nonEmpty('REDIS_KEY_PREFIX'), defaults.redisKeyPrefix),
     databasePoolSize: read(
       'DATABASE_POOL_SIZE',
       integer('DATABASE_POOL_SIZE', 1, 1000),

@@ -1,17 +1,24 @@
 import type { Config } from './config.js'
+import {
+  MemoryVersionCounts,
+  RedisVersionCounts,
+  type VersionCounts,
+} from './http/version-counts.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
 import { RedisTokenBucketLimiter } from './rate-limit/redis-token-bucket.js'
 import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
+import { connectRedis, pingRedis, redisClient } from './redis.js'
 import type { Seed } from './seed.js'
 import { Database } from './store/postgres/database.js'
 import { lockStartUp, migrate } from './store/postgres/migrate.js'
 import { ServiceUnavailableError } from './store/unavailable.js'
 import { createPostgresStores, loadSeed, type Stores, seededMemoryStores } from './stores.js'
 
-/** What the app serves from: every surface's stores and the `/laporan` limiter. */
+/** What the app serves from: every surface's stores, the `/laporan` limiter, the version counts. */
 export interface Infrastructure {
   stores: Stores
   limiter: RateLimiter
+  versionCounts: VersionCounts
   /** Whether each configured backing service answers now (`GET /health/ready`). */
   checks(): Promise<Record<string, boolean>>
   /** Releases what they hold (pools, connections); the app calls it when it closes. */
@@ -38,18 +45,18 @@ export async function createInfrastructure(
   seed: Seed,
   now: () => Date = () => new Date(),
 ): Promise<Infrastructure> {
-  const limiter = await createLimiter(config)
+  const shared = await createShared(config)
   let stores: Part<{ stores: Stores; seed: Infrastructure['seed'] }>
   try {
     stores = await createStores(config, seed, now)
   } catch (error) {
-    await limiter.close()
+    await shared.close()
     throw error
   }
-  const parts = [limiter, stores]
+  const parts = [shared, stores]
   return {
     stores: stores.serves.stores,
-    limiter: limiter.serves,
+    ...shared.serves,
     seed: stores.serves.seed,
     async checks() {
       const checks = parts.flatMap((part) => (part.check ? [part.check] : []))
@@ -62,23 +69,39 @@ export async function createInfrastructure(
   }
 }
 
-/** The `/laporan` buckets: in process memory, or in Redis, connected before the service starts. */
-async function createLimiter(config: Config): Promise<Part<RateLimiter>> {
+/**
+ * What every process must share beside the data: the `/laporan` buckets and the per-version
+ * counts. In process memory, or in Redis, connected before the service starts.
+ */
+async function createShared(
+  config: Config,
+): Promise<Part<{ limiter: RateLimiter; versionCounts: VersionCounts }>> {
   const policy = {
     capacity: config.rateLimitCapacity,
     refillPerSecond: config.rateLimitRefillPerSecond,
   }
   if (config.redisUrl === undefined) {
-    return { serves: new TokenBucketLimiter(policy), close: async () => {} }
+    return {
+      serves: { limiter: new TokenBucketLimiter(policy), versionCounts: new MemoryVersionCounts() },
+      close: async () => {},
+    }
   }
-  const limiter = new RedisTokenBucketLimiter(policy, { url: config.redisUrl })
+  const redis = redisClient(config.redisUrl)
   try {
-    await limiter.connect()
+    await connectRedis(redis)
   } catch (error) {
-    await limiter.close()
+    redis.disconnect()
     throw new StartUpError(`REDIS_URL: ${startUpProblem(config.redisUrl, 6379, 'Redis', error)}`)
   }
-  return { serves: limiter, check: ['redis', () => limiter.ping()], close: () => limiter.close() }
+  const prefix = config.redisKeyPrefix
+  return {
+    serves: {
+      limiter: new RedisTokenBucketLimiter(policy, { redis, prefix: `${prefix}laporan:` }),
+      versionCounts: new RedisVersionCounts(redis, `${prefix}api-versions`),
+    },
+    check: ['redis', () => pingRedis(redis)],
+    close: async () => redis.disconnect(),
+  }
 }
 
 async function createStores(

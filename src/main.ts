@@ -61,7 +61,10 @@ async function serve(config: Config): Promise<void> {
     logger: loggerOptions(config),
     ...(tls && { tls }),
   })
-  if (infrastructure.seed === 'kept-existing-data') {
+  // Of several workers only the first started on the database as it was; the others would
+  // all say the same of the data it has just seeded.
+  const firstProcess = !cluster.isWorker || cluster.worker?.id === 1
+  if (infrastructure.seed === 'kept-existing-data' && firstProcess) {
     app.log.info('seed skipped: the database already holds data')
   }
 

@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       DATABASE_POOL_SIZE: '25',
       DATABASE_STATEMENT_TIMEOUT_MS: '2500',
       REDIS_URL: 'redis://:rahasia@cache.internal:6380/1',
+      REDIS_KEY_PREFIX: 'staging:tugas:',
       WORKERS: '4',
       TLS_CERT_FILE: '/etc/tugas/cert.pem',
       TLS_KEY_FILE: '/etc/tugas/key.pem',
@@ -74,6 +75,7 @@ describe('loadConfig', () => {
       databasePoolSize: 25,
       databaseStatementTimeoutMs: 2500,
       redisUrl: 'redis://:rahasia@cache.internal:6380/1',
+      redisKeyPrefix: 'staging:tugas:',
       workers: 4,
       tls: { certFile: '/etc/tugas/cert.pem', keyFile: '/etc/tugas/key.pem' },
     })
@@ -124,6 +126,7 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'localhost:6379'],
     ['REDIS_URL', 'postgres://127.0.0.1/tugas'],
     ['REDIS_URL', 'redis://'],
+    ['REDIS_KEY_PREFIX', ''],
     ['WORKERS', '0'],
     ['WORKERS', 'two'],
     ['WORKERS', '1025'],

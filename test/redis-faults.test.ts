@@ -1,8 +1,8 @@
 // Fault test: the /laporan token buckets in Redis, reached through a TCP proxy this file
 // controls. While Redis cannot be reached, /laporan answers 503 in the E2 shape with
 // `Retry-After: 1` (fail closed: never unlimited) within a bounded time, every other endpoint
-// answers as usual, and /health/ready says so; once the link is back, the same app limits
-// again.
+// answers as usual (a versioned list too, its log line without a count), and /health/ready
+// says so; once the link is back, the same app limits and counts again.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
@@ -11,7 +11,7 @@ import { createInfrastructure, StartUpError } from '../src/infrastructure.js'
 import { demoSeed } from '../src/seed.js'
 import { FaultyLink } from './faulty-link.js'
 import { testApp } from './helpers.js'
-import { REDIS_URL, skipWithoutRedis } from './redis.js'
+import { freshPrefix, REDIS_URL, skipWithoutRedis } from './redis.js'
 
 const REPORT = {
   method: 'GET' as const,
@@ -22,14 +22,30 @@ const REPORT = {
 describe('Redis out of reach at run time', { skip: await skipWithoutRedis() }, () => {
   let link: FaultyLink
   let app: FastifyInstance
+  const logs: Record<string, unknown>[] = []
+
+  /** The log line of one GET /v2/tugas, once written (after Redis counted it, or failed to). */
+  async function versionedLine(): Promise<Record<string, unknown>> {
+    const before = logs.length
+    assert.equal((await app.inject({ method: 'GET', url: '/v2/tugas' })).statusCode, 200)
+    const line = () => logs.slice(before).find((entry) => entry.url === '/v2/tugas')
+    const deadline = performance.now() + 3000
+    while (line() === undefined && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    return line() ?? assert.fail('no log line for /v2/tugas within 3 s')
+  }
 
   before(async () => {
     const upstream = new URL(REDIS_URL)
     link = new FaultyLink({ host: upstream.hostname, port: Number(upstream.port || 6379) })
     await link.listen()
-    // A key prefix of its own is not settable from the config; a database index is.
-    const url = `redis://127.0.0.1:${link.port}/${1 + (process.pid % 15)}`
-    app = await testApp({ config: { redisUrl: url }, closedBy: 'caller' })
+    const config = {
+      redisUrl: `redis://127.0.0.1:${link.port}`,
+      redisKeyPrefix: freshPrefix(),
+      tugasVersioning: 'path' as const,
+    }
+    app = await testApp({ config, logs, closedBy: 'caller' })
   })
 
   after(async () => {
@@ -46,6 +62,9 @@ describe('Redis out of reach at run time', { skip: await skipWithoutRedis() }, (
     // With TUGAS_TEST_STORE=postgres the checks also name postgres.
     assert.equal(ready.json().status, 'ok')
     assert.equal(ready.json().checks.redis, 'ok')
+    const line = await versionedLine()
+    assert.equal(line.apiVersion, 'tugas v2')
+    assert.equal(line.apiVersionCount, 1)
   })
 
   for (const fault of ['cut', 'stall'] as const) {
@@ -74,6 +93,10 @@ describe('Redis out of reach at run time', { skip: await skipWithoutRedis() }, (
         const ready = await app.inject({ method: 'GET', url: '/health/ready' })
         assert.equal(ready.statusCode, 503)
         assert.equal(ready.json().checks.redis, 'unavailable')
+        // Counting is best effort: the list answers, its line tells the version without a count.
+        const line = await versionedLine()
+        assert.equal(line.apiVersion, 'tugas v2')
+        assert.equal(line.apiVersionCount, undefined)
       } finally {
         await link.restore()
       }
@@ -89,6 +112,7 @@ describe('Redis out of reach at run time', { skip: await skipWithoutRedis() }, (
       assert.ok(status === 200 || status === 429, `answered ${status} after the link came back`)
       const ready = await app.inject({ method: 'GET', url: '/health/ready' })
       assert.equal(ready.statusCode, 200)
+      assert.equal(typeof (await versionedLine()).apiVersionCount, 'number')
     })
   }
 })

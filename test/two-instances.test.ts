@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { testApp } from './helpers.js'
 import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
-import { REDIS_URL, skipWithoutRedis } from './redis.js'
+import { freshPrefix, REDIS_URL, skipWithoutRedis } from './redis.js'
 
 const skip = (await skipWithoutPostgres()) || (await skipWithoutRedis())
 
@@ -94,5 +94,40 @@ describe('two instances on one database and one Redis', { skip }, () => {
     const statuses = answers.map((answer) => answer.status)
     assert.equal(statuses.filter((status) => status === 201).length, 1)
     assert.equal(statuses.filter((status) => status === 409).length, 19)
+  })
+})
+
+describe('per-version counts over two instances', { skip }, () => {
+  test('each versioned request is counted once, in one sum over both (Redis)', async () => {
+    const databaseUrl = await freshDatabaseUrl()
+    const redisKeyPrefix = freshPrefix()
+    const logs: Record<string, unknown>[][] = [[], []]
+    const apps = await Promise.all(
+      logs.map((lines) =>
+        testApp({
+          config: { databaseUrl, redisUrl: REDIS_URL, redisKeyPrefix, tugasVersioning: 'path' },
+          logs: lines,
+        }),
+      ),
+    )
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        apps[i % 2]?.inject({ method: 'GET', url: i % 3 === 0 ? '/v1/tugas' : '/v2/tugas' }),
+      ),
+    )
+    assert.ok(answers.every((answer) => answer?.statusCode === 200))
+    // A line is written once Redis has counted its request.
+    const counted = () => logs.flat().filter((line) => line.apiVersion !== undefined)
+    for (let i = 0; i < 100 && counted().length < 12; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    const countsOf = (version: string) =>
+      counted()
+        .filter((line) => line.apiVersion === version)
+        .map((line) => line.apiVersionCount)
+        .sort((a, b) => Number(a) - Number(b))
+    assert.deepEqual(countsOf('tugas v1'), [1, 2, 3, 4])
+    assert.deepEqual(countsOf('tugas v2'), [1, 2, 3, 4, 5, 6, 7, 8])
+    assert.ok(logs.every((lines) => lines.some((line) => line.apiVersion !== undefined)))
   })
 })

@@ -1,15 +1,19 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
 import { apiVersionOf } from './api-version.js'
+import type { VersionCounts } from './version-counts.js'
 
 /**
  * One JSON log line per request, written when the response is done, carrying the request id
  * (`reqId`). Fastify's separate "incoming request" and "route not found" lines are dropped.
  * Headers are never logged: they may hold credentials. A request answered by a versioned
  * endpoint also carries `apiVersion` and `apiVersionCount`, the number of requests that version
- * has answered since the process started.
+ * has answered (`counts`: this process's, or every process's through Redis); that line is
+ * written once the count is known.
  */
 export class RequestLog extends LogController {
-  readonly #versionCounts = new Map<string, number>()
+  constructor(private readonly counts: VersionCounts) {
+    super()
+  }
 
   override incomingRequest(): void {}
 
@@ -27,14 +31,16 @@ export class RequestLog extends LogController {
       statusCode: reply.statusCode,
       responseTimeMs: Math.round(reply.elapsedTime * 1000) / 1000,
     }
-    const apiVersion = apiVersionOf(request)
-    if (apiVersion !== undefined) {
-      const count = (this.#versionCounts.get(apiVersion) ?? 0) + 1
-      this.#versionCounts.set(apiVersion, count)
-      line.apiVersion = apiVersion
-      line.apiVersionCount = count
+    const write = () => {
+      if (error) reply.log.error({ ...line, err: error }, 'request errored')
+      else reply.log.info(line, 'request completed')
     }
-    if (error) reply.log.error({ ...line, err: error }, 'request errored')
-    else reply.log.info(line, 'request completed')
+    const apiVersion = apiVersionOf(request)
+    if (apiVersion === undefined) return write()
+    line.apiVersion = apiVersion
+    void this.counts.add(apiVersion).then((count) => {
+      if (count !== undefined) line.apiVersionCount = count
+      write()
+    })
   }
 }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { ServiceUnavailableError } from '../store/unavailable.js'
 import type { BucketPolicy, RateDecision, RateLimiter } from './limiter.js'
 import { decision } from './token-bucket.js'
@@ -43,9 +43,10 @@ type RedisWithTake = Redis & {
 }
 
 export interface RedisLimiterOptions {
-  url: string
+  /** A client of redisClient(); its owner connects and closes it. */
+  redis: Redis
   /** Prefix of every bucket key, so several services (or tests) can share one Redis. */
-  prefix?: string
+  prefix: string
 }
 
 /**
@@ -61,38 +62,9 @@ export class RedisTokenBucketLimiter implements RateLimiter {
     readonly policy: BucketPolicy,
     options: RedisLimiterOptions,
   ) {
-    this.#prefix = options.prefix ?? 'tugas:laporan:'
-    const redis = new Redis(options.url, {
-      // Fail fast while disconnected instead of queueing commands until Redis is back.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      commandTimeout: 2000,
-      // Keep trying to reconnect in the background, at most a second apart.
-      retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-      lazyConnect: true,
-    })
-    // A connection error must not kill the process; commands fail while it lasts.
-    redis.on('error', () => {})
-    redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE })
-    this.#redis = redis as RedisWithTake
-  }
-
-  /** Connects now, so an unreachable Redis refuses start-up instead of the first request. */
-  async connect(): Promise<void> {
-    // The client rejects with "Connection is closed"; the error before it says why.
-    let cause: unknown
-    const remember = (error: unknown) => {
-      cause ??= error
-    }
-    this.#redis.on('error', remember)
-    try {
-      await this.#redis.connect()
-    } catch (error) {
-      throw cause ?? error
-    } finally {
-      this.#redis.off('error', remember)
-    }
+    this.#prefix = options.prefix
+    options.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE })
+    this.#redis = options.redis as RedisWithTake
   }
 
   async take(key: string): Promise<RateDecision> {
@@ -105,18 +77,5 @@ export class RedisTokenBucketLimiter implements RateLimiter {
     }
     const [admitted, tokens] = answer
     return decision(this.policy, admitted === 1, Number(tokens))
-  }
-
-  /** Whether Redis answers now. */
-  async ping(): Promise<boolean> {
-    try {
-      return (await this.#redis.ping()) === 'PONG'
-    } catch {
-      return false
-    }
-  }
-
-  async close(): Promise<void> {
-    this.#redis.disconnect()
   }
 }

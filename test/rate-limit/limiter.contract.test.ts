@@ -3,9 +3,11 @@
 // test waits). Policies refill fast, so waiting costs little.
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
+import type { Redis } from 'ioredis'
 import type { BucketPolicy, RateDecision, RateLimiter } from '../../src/rate-limit/limiter.js'
 import { RedisTokenBucketLimiter } from '../../src/rate-limit/redis-token-bucket.js'
 import { TokenBucketLimiter } from '../../src/rate-limit/token-bucket.js'
+import { connectRedis, redisClient } from '../../src/redis.js'
 import { freshPrefix, inspector, REDIS_URL, skipWithoutRedis } from '../redis.js'
 
 interface Opened {
@@ -41,12 +43,12 @@ const memory: Kind = {
   },
 }
 
-const opened: RedisTokenBucketLimiter[] = []
+const opened: Redis[] = []
 const redisInspector = { client: undefined as ReturnType<typeof inspector> | undefined }
 
 /** Closes every Redis connection the suite opened. */
 async function closeRedis(): Promise<void> {
-  await Promise.all(opened.splice(0).map((limiter) => limiter.close()))
+  for (const client of opened.splice(0)) client.disconnect()
   redisInspector.client?.disconnect()
 }
 
@@ -56,10 +58,11 @@ const redis: Kind = {
   async open(policy) {
     const prefix = freshPrefix()
     const make = async () => {
-      const limiter = new RedisTokenBucketLimiter(policy, { url: REDIS_URL, prefix })
-      opened.push(limiter)
-      await limiter.connect()
-      return limiter
+      // Each on a connection of its own, as two processes would be.
+      const client = redisClient(REDIS_URL)
+      opened.push(client)
+      await connectRedis(client)
+      return new RedisTokenBucketLimiter(policy, { redis: client, prefix })
     }
     const limiter = await make()
     const twin = await make()
