@@ -17,6 +17,10 @@ const MAX_RESTART_DELAY_MS = 30_000
  */
 export async function runPrimary(config: Config): Promise<void> {
   const log = pino({ level: config.logLevel })
+  // The workers accept from the one listening socket themselves. Node's default instead has
+  // the primary accept and hand each connection over; a connection handed to a worker that is
+  // killed at that moment stays open in the primary, unanswered, until the client gives up.
+  cluster.schedulingPolicy = cluster.SCHED_NONE
   const live = new Set<Worker>()
   let stopping = false
   let failedToStop = false

@@ -1,65 +1,13 @@
 // The run contract (decisions.md section 1), tested on the real process: `npm start`.
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, writeFile } from 'node:fs/promises'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { after, describe, test } from 'node:test'
-
-const root = new URL('..', import.meta.url).pathname
-
-const started: ChildProcess[] = []
-
-/** `npm start` in a process group of its own, so cleanup can reach the node process too. */
-function npmStart(env: Record<string, string>): ChildProcess {
-  const child = spawn('npm', ['start', '--silent'], {
-    cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  })
-  started.push(child)
-  return child
-}
-
-after(() => {
-  for (const child of started) {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
-    } catch {
-      // Already gone: the test stopped it.
-    }
-  }
-})
-
-/** Resolves with the address from the "Server listening at" log line; collects every line. */
-async function listening(child: ChildProcess, lines: Record<string, unknown>[]): Promise<string> {
-  // One listener for the whole life of the process: a `for await` over the lines would close
-  // the reader when it returns, and lines written later could be missed.
-  const reader = createInterface({ input: child.stdout as NodeJS.ReadableStream })
-  return new Promise((resolve, reject) => {
-    reader.on('line', (line) => {
-      const entry = JSON.parse(line) as Record<string, unknown>
-      lines.push(entry)
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(String(entry.msg))
-      if (match?.[1]) resolve(match[1])
-    })
-    reader.once('close', () => reject(new Error('the service exited before listening')))
-  })
-}
-
-async function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk
-  })
-  // 'close', not 'exit': every line the process wrote has been read by then.
-  const [code] = (await once(child, 'close')) as [number | null]
-  return { code, stderr }
-}
+import { describe, test } from 'node:test'
+import { exitOf, listening, logged, npmStart } from './processes.js'
 
 describe('npm start', () => {
   test('listens on PORT=0, answers over a socket, logs one line a request, stops on SIGTERM', async () => {
@@ -101,15 +49,6 @@ describe('npm start', () => {
   })
 
   const SECOND_SIGNAL = 'already shutting down; a third signal forces the exit'
-
-  /** Resolves true once a log line has the message `msg`, false after `ms` milliseconds. */
-  async function logged(lines: Record<string, unknown>[], msg: string, ms: number) {
-    for (let waited = 0; waited < ms; waited += 20) {
-      if (lines.some((line) => line.msg === msg)) return true
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-    return false
-  }
 
   /**
    * Sends the head and half the body of a create, then `stop()`, then the rest: the answer the
