@@ -1,4 +1,4 @@
-// Minimal types for the part of autocannon@9 that bench/run.ts uses; the package ships none and
+// Minimal types for the part of autocannon@9 that the bench uses; the package ships none and
 // @types/autocannon is not a dependency of this project.
 declare module 'autocannon' {
   namespace autocannon {
@@ -10,6 +10,21 @@ declare module 'autocannon' {
       method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
       headers?: Record<string, string>
       body?: string
+      /** Sent in turn; each `setupRequest` may change the request about to be sent. */
+      requests?: Request[]
+      /** Stops after this many requests; `duration` is then ignored. */
+      amount?: number
+      /** Milliseconds between samples; a run ends at the first sample after its last answer. */
+      sampleInt?: number
+    }
+
+    interface Request {
+      method?: Options['method']
+      path?: string
+      headers?: Record<string, string>
+      body?: string
+      /** Called before every request it sends; what it returns is sent. */
+      setupRequest?: (request: Request) => Request
     }
 
     interface Histogram {

@@ -13,15 +13,22 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import pg from 'pg'
 import { runScale } from './scale.js'
-import { measure, ROOT, seedDocument, startQuietServer, startServer, stop } from './servers.js'
+import {
+  freshDatabase,
+  measure,
+  postgresProblem,
+  ROOT,
+  seedDocument,
+  startQuietServer,
+  startServer,
+  stop,
+} from './servers.js'
+import { runWorkers } from './workers.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = 2
 const CONNECTIONS = 10
 const SEED_TASKS = 10_000
-/** The PostgreSQL server the PostgreSQL column uses (databases tugas_bench_* are made anew). */
-const BENCH_DATABASE_URL =
-  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 const POOL_SIZE = '10'
 const PAGE = '/tugas?halaman=2&batas=10&urut=-title'
 
@@ -233,30 +240,6 @@ function mergeRepeats(rows: Row[]): Row[] {
   }))
 }
 
-async function postgresProblem(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL })
-  try {
-    await client.connect()
-    return undefined
-  } catch (error) {
-    return `PostgreSQL cannot be reached (${(error as Error).message})`
-  } finally {
-    await client.end().catch(() => {})
-  }
-}
-
-/** A new, empty database on the bench's PostgreSQL server; its URL. */
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: BENCH_DATABASE_URL })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-  await admin.query(`CREATE DATABASE ${name}`)
-  await admin.end()
-  const url = new URL(BENCH_DATABASE_URL)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
 /**
  * `count` tasks added in one statement, as the service would store them: ASCII titles of
  * random words, with their UTF-16 sort key, and the per-status counts kept by the trigger.
@@ -383,8 +366,8 @@ async function main(): Promise<void> {
     throw new Error(`BENCH_DURATION=${process.env.BENCH_DURATION} must be a number of seconds > 0`)
   }
   const only = process.env.BENCH_ONLY || undefined
-  if (only !== undefined && only !== 'scale') {
-    throw new Error(`BENCH_ONLY=${only}: only the scale scenario runs alone (BENCH_ONLY=scale)`)
+  if (only !== undefined && only !== 'scale' && only !== 'workers') {
+    throw new Error(`BENCH_ONLY=${only}: only the scale or workers scenario runs alone`)
   }
   const scale = () => runScale({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
   const cpus = os.cpus()
@@ -392,7 +375,9 @@ async function main(): Promise<void> {
     `node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPU cores` +
       ` (${cpus[0]?.model.trim() ?? 'unknown model'})`,
   )
+  const workers = () => runWorkers({ duration: DURATION, warmup: WARMUP })
   if (only === 'scale') return scale()
+  if (only === 'workers') return workers()
   console.log(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target; ` +
       `${SEED_TASKS} seeded tasks; service logging at info (production default).`,
@@ -456,7 +441,8 @@ async function main(): Promise<void> {
     await Promise.all(children.map(stop))
     await rm(dir, { recursive: true, force: true })
   }
-  // After every other server has stopped: the scale services need the cores to themselves.
+  // After every other server has stopped: these services need the cores to themselves.
+  await workers()
   await scale()
 }
 

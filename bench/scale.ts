@@ -9,25 +9,6 @@ import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { p99Of, ROOT, seedDocument, startServer, stop } from './servers.js'
 
-// The parts of autocannon@9 this scenario uses beyond those bench/autocannon.d.ts declares.
-declare module 'autocannon' {
-  interface Request {
-    method?: Options['method']
-    path?: string
-    body?: string
-    /** Called before every request it sends; what it returns is sent. */
-    setupRequest?: (request: Request) => Request
-  }
-
-  interface Options {
-    requests?: Request[]
-    /** Stops after this many requests; `duration` is then ignored. */
-    amount?: number
-    /** Milliseconds between samples; a run ends at the first sample after its last answer. */
-    sampleInt?: number
-  }
-}
-
 export interface ScaleSettings {
   /** Seconds of measured load per target. */
   duration: number

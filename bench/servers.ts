@@ -4,8 +4,13 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { type AddressInfo, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import pg from 'pg'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/** The PostgreSQL server the bench uses (databases tugas_bench_* are made anew). */
+export const BENCH_DATABASE_URL =
+  process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
 
 /** Deterministic random numbers (mulberry32), so every run seeds the same titles. */
 function random(seed: number): () => number {
@@ -147,4 +152,28 @@ export async function measure(
 export function p99Of(times: number[]): number {
   const sorted = Float64Array.from(times).sort()
   return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)] ?? Number.NaN
+}
+
+export async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: BENCH_DATABASE_URL })
+  try {
+    await client.connect()
+    return undefined
+  } catch (error) {
+    return `PostgreSQL cannot be reached (${(error as Error).message})`
+  } finally {
+    await client.end().catch(() => {})
+  }
+}
+
+/** A new, empty database on the bench's PostgreSQL server; its URL. */
+export async function freshDatabase(name: string): Promise<string> {
+  const admin = new pg.Client({ connectionString: BENCH_DATABASE_URL })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(BENCH_DATABASE_URL)
+  url.pathname = `/${name}`
+  return url.toString()
 }
