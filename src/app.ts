@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto'
-import { METHODS } from 'node:http'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { METHODS, type Server } from 'node:http'
+import Fastify, {
+  type FastifyHttpOptions,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify'
 import type { Config } from './config.js'
-import { answerClientErrors } from './http/client-error.js'
+import { answerClientErrors, type ClientErrorStatus } from './http/client-error.js'
 import { useErrorShape } from './http/errors.js'
+import { type Http1Limits, httpsFastify, idleCloser } from './http/https.js'
 import { literalUndecodableSegments } from './http/literal-segments.js'
 import { RequestLog } from './http/request-log.js'
 import type { Infrastructure } from './infrastructure.js'
@@ -54,20 +59,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   const requestLog = new RequestLog(infrastructure.versionCounts)
-  const app: FastifyInstance = Fastify({
+  // The parser cannot know the surface: the generic answer is surface A's shape (decisions 2).
+  const clientErrorBody = (statusCode: ClientErrorStatus) =>
+    JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode })))
+  const serverOptions: FastifyHttpOptions<Server> = {
     logger: logger ?? { level: config.logLevel },
     bodyLimit: BODY_LIMIT,
-    ...timeLimits(config),
     // No length limit on a path segment: an id of any length reaches its route, whose id rule
     // answers it (the router's default of 100 characters would turn it into "no such path").
     routerOptions: { maxParamLength: Number.MAX_SAFE_INTEGER },
     rewriteUrl: (request) => literalUndecodableSegments(request.url ?? '/'),
-    // The parser cannot know the surface: the generic answer is surface A's shape (decisions 2).
-    clientErrorHandler: answerClientErrors(
-      () => app.log,
-      (statusCode) =>
-        JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode }))),
-    ),
+    clientErrorHandler: answerClientErrors(() => app.log, clientErrorBody),
     logController: requestLog,
     requestIdHeader: false,
     genReqId(request) {
@@ -85,7 +87,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const shape = request.url.startsWith('/api/') ? compactErrors : e1
       shape.send(reply, shape.fromFramework({ kind: 'not-found' }))
     },
-  })
+  }
+  const limits = http1Limits(config)
+  const app =
+    options.tls === undefined
+      ? Fastify({ ...serverOptions, ...plainTimeLimits(limits) })
+      : httpsFastify(serverOptions, options.tls, limits, clientErrorBody(408))
 
   // Every method Node parses gets routed, so that a known path answers its surface's 405 for
   // PROPFIND or QUERY as for PUT. None of them takes a body here (QUERY would otherwise be
@@ -99,9 +106,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // While closing, each keep-alive connection is closed once its response is sent: otherwise
   // an idle client would hold close() for the whole keep-alive timeout.
+  const closeIdle = idleCloser(app.server)
   let sweep: NodeJS.Timeout | undefined
   app.addHook('preClose', (done) => {
-    sweep = setInterval(() => app.server.closeIdleConnections(), 50).unref()
+    sweep = setInterval(closeIdle, 50).unref()
     done()
   })
   // After the server has drained its requests: nothing uses the stores any more.
@@ -144,17 +152,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
  * one byte a minute would hold a connection forever. Node checks the limits every
  * `connectionsCheckingInterval`, a second or a quarter of the shorter limit.
  */
-function timeLimits(config: Config) {
+function http1Limits(config: Config): Http1Limits {
   const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = config
-  const check = Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4)))
   return {
     requestTimeout: requestTimeoutMs,
+    headersTimeout: headersTimeoutMs,
     keepAliveTimeout: keepAliveTimeoutMs,
-    http: {
-      // Also here: Node checks the head limit against this one when it creates the server.
-      requestTimeout: requestTimeoutMs,
-      headersTimeout: headersTimeoutMs,
-      connectionsCheckingInterval: check,
-    },
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(headersTimeoutMs / 4))),
+  }
+}
+
+/** The limits as Fastify's options of a plain HTTP server. */
+function plainTimeLimits(limits: Http1Limits) {
+  const { requestTimeout, headersTimeout, keepAliveTimeout, connectionsCheckingInterval } = limits
+  return {
+    requestTimeout,
+    keepAliveTimeout,
+    // Also here: Node checks the head limit against this one when it creates the server.
+    http: { requestTimeout, headersTimeout, connectionsCheckingInterval },
   }
 }

@@ -6,6 +6,7 @@ import { createInfrastructure } from '../src/infrastructure.js'
 import type { RateLimiter } from '../src/rate-limit/limiter.js'
 import { demoSeed, parseSeed, type Seed } from '../src/seed.js'
 import type { Stores } from '../src/stores.js'
+import type { TlsFiles } from '../src/tls.js'
 import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
 import { freshDatabaseUrl } from './postgres.js'
 
@@ -29,6 +30,8 @@ export interface TestAppOptions {
   stores?: Stores
   /** The wall clock (products v1 sunset); the real one when left out. */
   now?: () => Date
+  /** Certificate and key: the app serves HTTPS (HTTP/2 and HTTP/1.1) once it listens. */
+  tls?: TlsFiles
   /**
    * Closed when the test that built it ends (the default), or by the caller: an app built in a
    * `before` hook and shared by several tests, closed in an `after` hook.
@@ -65,6 +68,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
     infrastructure,
     logger,
     ...(options.now && { now: options.now }),
+    ...(options.tls && { tls: options.tls }),
   })
   if (options.closedBy !== 'caller') after(() => app.close())
   await app.ready()

@@ -36,7 +36,10 @@ export class RequestLog extends LogController {
       else reply.log.info(line, 'request completed')
     }
     const apiVersion = apiVersionOf(request)
-    if (apiVersion === undefined) return write()
+    if (apiVersion === undefined) {
+      write()
+      return
+    }
     line.apiVersion = apiVersion
     void this.counts.add(apiVersion).then((count) => {
       if (count !== undefined) line.apiVersionCount = count

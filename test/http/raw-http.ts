@@ -2,6 +2,7 @@
 // malformed request lines, raw bytes in a path, bodies that trickle in, URLs no client encodes.
 import { once } from 'node:events'
 import { connect, type Socket } from 'node:net'
+import { connect as connectTls } from 'node:tls'
 import type { FastifyInstance } from 'fastify'
 
 export interface RawAnswer {
@@ -23,15 +24,19 @@ export async function listenOnLoopback(app: FastifyInstance): Promise<number> {
 /**
  * Writes `parts` to a new connection, `gapMs` apart, and reads until the server closes it
  * (within `limitMs`, or the test fails). One answer per connection: requests that the server
- * would keep alive should say `Connection: close`.
+ * would keep alive should say `Connection: close`. With `ca`, the connection is TLS trusting
+ * that certificate, and offers HTTP/1.1 only.
  */
 export async function exchange(
   port: number,
   parts: (string | Buffer)[],
-  { gapMs = 0, limitMs = 5000 }: { gapMs?: number; limitMs?: number } = {},
+  { gapMs = 0, limitMs = 5000, ca }: { gapMs?: number; limitMs?: number; ca?: Buffer } = {},
 ): Promise<RawAnswer> {
-  const socket = connect(port, '127.0.0.1')
-  await once(socket, 'connect')
+  const socket =
+    ca === undefined
+      ? connect(port, '127.0.0.1')
+      : connectTls({ port, host: '127.0.0.1', ca, ALPNProtocols: ['http/1.1'] })
+  await once(socket, ca === undefined ? 'connect' : 'secureConnect')
   const started = Date.now()
   const chunks: Buffer[] = []
   socket.on('data', (chunk: Buffer) => chunks.push(chunk))
