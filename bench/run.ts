@@ -18,6 +18,7 @@ import {
   measure,
   postgresProblem,
   ROOT,
+  SERVICE_ARGS,
   seedDocument,
   startQuietServer,
   startServer,
@@ -270,7 +271,7 @@ async function postgresService(
   env.DATABASE_URL = url
   env.DATABASE_POOL_SIZE = POOL_SIZE
   env.SEED_FILE = seed
-  const started = startServer([join(ROOT, 'dist/main.js')], env)
+  const started = startServer(SERVICE_ARGS, env)
   children.push(started.child)
   return started.url
 }
@@ -394,7 +395,7 @@ async function main(): Promise<void> {
 
     const bare = startServer([join(ROOT, 'bench/bare-server.mjs')], {})
     children.push(bare.child)
-    const service = startServer([join(ROOT, 'dist/main.js')], {
+    const service = startServer(SERVICE_ARGS, {
       PORT: '0',
       HOST: '127.0.0.1',
       SEED_FILE: seedFile,
@@ -408,7 +409,7 @@ async function main(): Promise<void> {
     const rows = await run(targets, urls)
     await stop(service.child)
 
-    const quiet = await startQuietServer([join(ROOT, 'dist/main.js')], {
+    const quiet = await startQuietServer(SERVICE_ARGS, {
       HOST: '127.0.0.1',
       SEED_FILE: seedFile,
       LOG_LEVEL: 'warn',

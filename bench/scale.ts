@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { p99Of, ROOT, seedDocument, startServer, stop } from './servers.js'
+import { p99Of, SERVICE_ARGS, seedDocument, startServer, stop } from './servers.js'
 
 export interface ScaleSettings {
   /** Seconds of measured load per target. */
@@ -248,7 +248,7 @@ async function atSize(count: number, dir: string, settings: ScaleSettings): Prom
   )
 
   began = performance.now()
-  const service = startServer([join(ROOT, 'dist/main.js')], {
+  const service = startServer(SERVICE_ARGS, {
     PORT: '0',
     HOST: '127.0.0.1',
     SEED_FILE: seedFile,

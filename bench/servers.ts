@@ -1,12 +1,27 @@
 // What bench/run.ts and bench/scale.ts share: the seed document, the server processes, and one
 // measured load.
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import pg from 'pg'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * The service's command line as `npm start` runs it (package.json's start script, node's own
+ * flags included), so the bench measures what operators run.
+ */
+export const SERVICE_ARGS: string[] = (() => {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: { start: string }
+  }
+  const words = scripts.start.split(/\s+/).filter((word) => word !== 'exec')
+  if (words[0] !== 'node') throw new Error(`the start script does not run node: ${scripts.start}`)
+  return words.slice(1).map((word) => (word.endsWith('.js') ? join(ROOT, word) : word))
+})()
 
 /** The PostgreSQL server the bench uses (databases tugas_bench_* are made anew). */
 export const BENCH_DATABASE_URL =

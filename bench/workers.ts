@@ -16,6 +16,7 @@ import {
   measure,
   postgresProblem,
   ROOT,
+  SERVICE_ARGS,
   seedDocument,
   startServer,
   stop,
@@ -147,7 +148,7 @@ export async function runWorkers(settings: { duration: number; warmup: number })
     const bare = startServer([join(ROOT, 'bench/bare-server.mjs')], {})
     children.push(bare.child)
     const service = async (workers: number) => {
-      const started = startServer([join(ROOT, 'dist/main.js')], {
+      const started = startServer(SERVICE_ARGS, {
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'info',
