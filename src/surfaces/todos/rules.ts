@@ -32,9 +32,14 @@ export interface PriorityTodoFields {
   due_date?: string
 }
 
+/** The priority variant's bounds. */
+export const PRIORITY_MIN = 1
+export const PRIORITY_MAX = 5
+export const PRIORITY_TITLE_MIN_BYTES = 3
+
 export const priorityViolations = {
-  title: 'title is required: text of at least 3 bytes',
-  priority: 'priority is required: an integer from 1 to 5',
+  title: `title is required: text of at least ${PRIORITY_TITLE_MIN_BYTES} bytes`,
+  priority: `priority is required: an integer from ${PRIORITY_MIN} to ${PRIORITY_MAX}`,
   due_date: 'due_date must be a real calendar date in the form YYYY-MM-DD',
 } as const
 
@@ -60,11 +65,12 @@ export function checkPriorityTodo(body: unknown): PriorityTodoFields {
   const violations: Record<string, string> = {}
   const title = field(fields, 'title')
   const trimmed = typeof title === 'string' ? title.trim() : undefined
-  if (trimmed === undefined || Buffer.byteLength(trimmed, 'utf8') < 3) {
+  if (trimmed === undefined || Buffer.byteLength(trimmed, 'utf8') < PRIORITY_TITLE_MIN_BYTES) {
     violations.title = priorityViolations.title
   }
   const priority = field(fields, 'priority')
-  if (!Number.isInteger(priority) || (priority as number) < 1 || (priority as number) > 5) {
+  const inRange = (value: number) => value >= PRIORITY_MIN && value <= PRIORITY_MAX
+  if (!Number.isInteger(priority) || !inRange(priority as number)) {
     violations.priority = priorityViolations.priority
   }
   const dueDate = field(fields, 'due_date') ?? undefined

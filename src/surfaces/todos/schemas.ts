@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { PRIORITY_MAX, PRIORITY_MIN } from './rules.js'
 
 export const PRIORITY_BODY_LIMIT = 1024
 
@@ -7,7 +8,7 @@ export const Todo = Type.Object({
   title: Type.String({ minLength: 1 }),
   done: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
-  priority: Type.Optional(Type.Integer({ minimum: 1, maximum: 5 })),
+  priority: Type.Optional(Type.Integer({ minimum: PRIORITY_MIN, maximum: PRIORITY_MAX })),
   due_date: Type.Optional(Type.String({ format: 'date' })),
 })
 export type Todo = Static<typeof Todo>

@@ -1,12 +1,11 @@
 // The query of `GET /tugas`: which form answers, and the four parameters' rules. Every
 // violation is collected (Part 1, list rule 1), in the order Part 2 lists them.
 import type { Checked } from './rules.js'
-import { TUGAS_STATUSES, type TugasStatus } from './schemas.js'
+import { BATAS_MAX, TUGAS_STATUSES, type TugasStatus } from './schemas.js'
 
 export const SORT_FIELDS = ['id', 'title', 'status'] as const
 export type SortField = (typeof SORT_FIELDS)[number]
 export const LIST_PARAMETERS = ['halaman', 'batas', 'status', 'urut'] as const
-export const BATAS_MAX = 100
 
 export const queryViolationTexts = {
   halaman: 'halaman is not an integer of at least 1',

@@ -9,9 +9,9 @@ import { headerValue } from '../../http/headers.js'
 import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { sendWith } from '../../http/route-spec.js'
 import { invalidQuery } from './errors.js'
-import { BATAS_MAX, checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
+import { checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
 import { errorResponse, internal, invalid } from './responses.js'
-import { TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
+import { BATAS_MAX, TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
 import type { TugasStore } from './store.js'
 
 /** Part 2: the v2 list pages by 10 unless `batas` says otherwise, whatever TUGAS_BATAS_DEFAULT. */

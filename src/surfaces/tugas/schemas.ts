@@ -6,6 +6,8 @@ export const TUGAS_STATUSES = ['belum', 'selesai'] as const
 export const TITLE_MIN = 3
 export const TITLE_MAX = 80
 export const ISI_MAX = 500
+/** The largest page size (`batas`) a list accepts. */
+export const BATAS_MAX = 100
 
 export const TugasStatus = Type.Enum(TUGAS_STATUSES, { type: 'string' })
 export type TugasStatus = Static<typeof TugasStatus>
@@ -34,7 +36,7 @@ export const TugasPatch = Type.Object(
 
 export const Meta = Type.Object({
   halaman: Type.Integer({ minimum: 1 }),
-  batas: Type.Integer({ minimum: 1, maximum: 100 }),
+  batas: Type.Integer({ minimum: 1, maximum: BATAS_MAX }),
   total: Type.Integer({ minimum: 0 }),
   totalHalaman: Type.Integer({ minimum: 1 }),
 })

@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { PASSWORD_MIN } from './rules.js'
 
 export const User = Type.Object(
   {
@@ -23,8 +24,8 @@ export const NewUser = Type.Object({
   email: Type.String({ description: 'Required; contains @; unique ignoring letter case.' }),
   password: Type.Optional(
     Type.String({
-      minLength: 8,
-      description: 'Enveloped variant: required, 8 or more characters.',
+      minLength: PASSWORD_MIN,
+      description: `Enveloped variant: required, ${PASSWORD_MIN} or more characters.`,
     }),
   ),
 })
