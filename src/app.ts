@@ -7,18 +7,22 @@ import Fastify, {
 } from 'fastify'
 import type { Config } from './config.js'
 import { answerClientErrors, type ClientErrorStatus } from './http/client-error.js'
+import { useCors } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
 import { type Http1Limits, httpsFastify, idleCloser } from './http/https.js'
 import { literalUndecodableSegments } from './http/literal-segments.js'
 import { RequestLog } from './http/request-log.js'
 import type { Infrastructure } from './infrastructure.js'
+import { Metrics } from './metrics/index.js'
 import { compactErrors } from './surfaces/compact/errors.js'
-import { compactSurface } from './surfaces/compact/index.js'
+import { compactRoutes, compactSurface } from './surfaces/compact/index.js'
+import { docsSurface } from './surfaces/docs/index.js'
 import { healthSurface, readinessRoute } from './surfaces/health/index.js'
+import { metricsSurface } from './surfaces/metrics/index.js'
 import { openApiSurface } from './surfaces/openapi/index.js'
 import { serviceDocument } from './surfaces/openapi/service.js'
 import { supportingRoutes, supportingSurface } from './surfaces/supporting/index.js'
-import { todosSurface } from './surfaces/todos/index.js'
+import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
 import type { TlsFiles } from './tls.js'
@@ -43,9 +47,10 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, infrastructure, logger } = options
   const { stores, limiter } = infrastructure
+  const metrics = new Metrics({ workers: config.workers, pool: infrastructure.poolStats })
   const surfaceD = supportingRoutes({
     ...stores,
-    limiter,
+    limiter: metrics.countDecisions(limiter),
     usersVariant: config.usersVariant,
     produkVersioning: config.produkVersioning,
     produkV1Sunset: config.produkV1Sunset,
@@ -57,8 +62,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     batasDefault: config.tugasBatasDefault,
     versioning: config.tugasVersioning,
   })
+  const surfaceB = compactRoutes({ store: stores.compact, bodyLimit: BODY_LIMIT })
+  const surfaceC = todosRouteTable({
+    store: stores.todos,
+    variant: config.todosVariant,
+    bodyLimit: BODY_LIMIT,
+  })
 
-  const requestLog = new RequestLog(infrastructure.versionCounts)
+  const requestLog = new RequestLog(infrastructure.versionCounts, metrics)
   // The parser cannot know the surface: the generic answer is surface A's shape (decisions 2).
   const clientErrorBody = (statusCode: ClientErrorStatus) =>
     JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode })))
@@ -124,25 +135,33 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done()
   })
 
+  // Before any surface or 404 handler exists, so that all of them inherit its hook.
+  useCors(app)
+
   // Whatever no surface claims is surface A's 404, whatever the body.
   useErrorShape(app, e1)
 
   await app.register(tugasSurface, { table: surfaceA })
-  await app.register(compactSurface, { prefix: '/api', store: stores.compact })
-  await app.register(todosSurface, {
-    prefix: '/todos',
-    store: stores.todos,
-    variant: config.todosVariant,
-  })
+  await app.register(compactSurface, { routes: surfaceB })
+  await app.register(todosSurface, { table: surfaceC })
   await app.register(supportingSurface, { routes: surfaceD })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
+  await app.register(metricsSurface, { metrics })
 
   const document = serviceDocument(config, {
     atServer: surfaceA.documented,
-    atRoot: [...surfaceA.documentedAtRoot, ...surfaceD, readiness],
+    atRoot: [
+      ...surfaceA.documentedAtRoot,
+      ...surfaceB,
+      ...surfaceC.basic,
+      ...surfaceC.priority,
+      ...surfaceD,
+      readiness,
+    ],
   })
   await app.register(openApiSurface, { document })
+  await app.register(docsSurface, { document })
 
   return app
 }

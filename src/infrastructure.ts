@@ -9,7 +9,7 @@ import { RedisTokenBucketLimiter } from './rate-limit/redis-token-bucket.js'
 import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
 import { connectRedis, pingRedis, redisClient } from './redis.js'
 import type { Seed } from './seed.js'
-import { Database } from './store/postgres/database.js'
+import { Database, type PoolStats } from './store/postgres/database.js'
 import { lockStartUp, migrate } from './store/postgres/migrate.js'
 import { ServiceUnavailableError } from './store/unavailable.js'
 import { createPostgresStores, loadSeed, type Stores, seededMemoryStores } from './stores.js'
@@ -25,6 +25,8 @@ export interface Infrastructure {
   close(): Promise<void>
   /** What start-up did with the seed: loaded it, or kept the data a database already held. */
   seed: 'loaded' | 'kept-existing-data'
+  /** The PostgreSQL pool's connections now, when the stores are in PostgreSQL (metrics). */
+  poolStats?: () => PoolStats
 }
 
 /** A backing service the configuration names cannot be used: start-up is refused. */
@@ -46,7 +48,7 @@ export async function createInfrastructure(
   now: () => Date = () => new Date(),
 ): Promise<Infrastructure> {
   const shared = await createShared(config)
-  let stores: Part<{ stores: Stores; seed: Infrastructure['seed'] }>
+  let stores: Part<StoresServe>
   try {
     stores = await createStores(config, seed, now)
   } catch (error) {
@@ -58,6 +60,7 @@ export async function createInfrastructure(
     stores: stores.serves.stores,
     ...shared.serves,
     seed: stores.serves.seed,
+    poolStats: stores.serves.poolStats,
     async checks() {
       const checks = parts.flatMap((part) => (part.check ? [part.check] : []))
       const answers = await Promise.all(checks.map(([, ping]) => ping()))
@@ -104,11 +107,13 @@ async function createShared(
   }
 }
 
+type StoresServe = Pick<Infrastructure, 'stores' | 'seed' | 'poolStats'>
+
 async function createStores(
   config: Config,
   seed: Seed,
   now: () => Date,
-): Promise<Part<{ stores: Stores; seed: Infrastructure['seed'] }>> {
+): Promise<Part<StoresServe>> {
   if (config.databaseUrl === undefined) {
     const stores = await seededMemoryStores(seed, now)
     return { serves: { stores, seed: 'loaded' }, close: async () => {} }
@@ -125,6 +130,7 @@ async function createStores(
       serves: {
         stores: createPostgresStores(database, now),
         seed: loaded ? 'loaded' : 'kept-existing-data',
+        poolStats: () => database.poolStats(),
       },
       check: ['postgres', () => database.ping()],
       close: () => database.close(),

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { pino } from 'pino'
 import type { Config } from './config.js'
+import { serveClusterMetrics } from './metrics/cluster.js'
 
 /** How long a replacement that died before listening waits before the next try, at most. */
 const MAX_RESTART_DELAY_MS = 30_000
@@ -21,6 +22,8 @@ export async function runPrimary(config: Config): Promise<void> {
   // the primary accept and hand each connection over; a connection handed to a worker that is
   // killed at that moment stays open in the primary, unanswered, until the client gives up.
   cluster.schedulingPolicy = cluster.SCHED_NONE
+  // A scrape of /metrics on any worker is answered with every worker's metrics, summed here.
+  serveClusterMetrics()
   const live = new Set<Worker>()
   let stopping = false
   let failedToStop = false

@@ -45,8 +45,10 @@ interface CompiledTemplate {
 }
 
 /**
- * A path parameter matches one segment. A parameter documented as an integer matches digits
- * only: any other segment names no operation (the service answers its generic 404).
+ * A path parameter matches one segment, whatever it holds once decoded: an empty one too
+ * (`/users/` is `/users/{id}` with the id ''), and a `/` sent as `%2F`. A parameter documented
+ * as an integer matches digits only: any other segment names no operation (the service answers
+ * its generic 404).
  */
 function parameterPattern(item: Json, name: string, method?: Json): RegExp {
   const declared = [child(method, 'parameters'), child(item, 'parameters')]
@@ -57,7 +59,7 @@ function parameterPattern(item: Json, name: string, method?: Json): RegExp {
   if (type === 'integer') return /^[0-9]+$/
   const pattern = child(schema, 'pattern')
   if (typeof pattern === 'string') return new RegExp(pattern, 'u')
-  return /^[^/]+$/
+  return /^[\s\S]*$/
 }
 
 function compileTemplates(paths: Json): CompiledTemplate[] {
@@ -150,6 +152,10 @@ export function conformanceChecker(
     return other
   }
 
+  const unknownPaths = Object.entries(child(document, 'x-unknown-paths') ?? {}).map(
+    ([prefix, documented]) => ({ prefix, segments: segmentsOf(prefix) ?? [], documented }),
+  )
+
   return (request, response) => {
     const method = request.method.toUpperCase()
     if (method === 'HEAD') return
@@ -174,6 +180,50 @@ export function conformanceChecker(
       }
     }
 
+    /**
+     * Throws unless the response is the Response Object at `pointer`: its required headers (and
+     * Location), and a body of one of its media types (the one the Content-Type names, checked
+     * against its schema), or an empty body when it documents none.
+     */
+    const conform = (pointer: string[], where: string) => {
+      const documented = pointer.reduce<unknown>(child, document)
+      const documentedHeaders = child(documented, 'headers')
+      if (isObject(documentedHeaders)) {
+        for (const [name, header] of Object.entries(documentedHeaders)) {
+          // Location and the headers marked required; the others are optional.
+          const required = name.toLowerCase() === 'location' || child(header, 'required') === true
+          if (required && headers[name.toLowerCase()] === undefined) {
+            fail(`the ${name} header documented for ${where} is missing`)
+          }
+        }
+      }
+      const content = child(documented, 'content')
+      if (!isObject(content) || Object.keys(content).length === 0) {
+        if (body !== '') fail(`${where} documents no content, but the body is not empty`)
+        return
+      }
+      const sent = String(contentType ?? '')
+        .split(';', 1)[0]
+        ?.trim()
+        .toLowerCase()
+      const mediaType = Object.keys(content).find((type) => type.toLowerCase() === sent)
+      if (mediaType === undefined) {
+        fail(
+          `content-type ${JSON.stringify(contentType)} is not one of ${where}'s (${Object.keys(content).join(', ')})`,
+        )
+      }
+      const media = child(content, mediaType as string)
+      const value = mediaType === 'application/json' ? parseJson() : body
+      if (child(media, 'schema') === undefined) return
+      const validate = validatorAt([...pointer, 'content', mediaType as string, 'schema'])
+      if (!validate(value)) {
+        const errors = (validate.errors ?? [])
+          .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
+          .join('; ')
+        fail(`the body does not match the ${where} ${mediaType} schema: ${errors}`)
+      }
+    }
+
     const segments = segmentsOf(request.url)
     if (segments === undefined) return
     const found = match(segments, method)
@@ -188,17 +238,23 @@ export function conformanceChecker(
       if (child(error, 'detail') !== undefined) fail('a 404 carries error.detail')
     }
     if (found === undefined) {
-      // Nothing documented answers this: the service's generic E1 404.
-      if (statusCode !== 404) fail('the operation is not documented, so 404 TIDAK_ADA was expected')
-      return expectServiceNotFound()
+      // Nothing documented answers this: the 404 documented for its prefix, or else the
+      // service's generic E1 404.
+      const below = unknownPaths
+        .filter((entry) => entry.segments.every((segment, i) => segments[i] === segment))
+        .sort((a, b) => b.segments.length - a.segments.length)[0]
+      if (statusCode !== 404) fail('the operation is not documented, so 404 was expected')
+      if (below === undefined) return expectServiceNotFound()
+      return conform(['x-unknown-paths', below.prefix], `a path below ${below.prefix}`)
     }
     if ('allowed' in found) {
-      // A documented path, another method: 405 with Allow naming the documented methods (the
-      // surfaces that have a 405), or the service's generic 404 (surface A).
-      const { allowed } = found
+      // A documented path, another method: 405 with Allow naming the documented methods, as the
+      // path's x-method-not-allowed says (the surfaces that have a 405), or the service's
+      // generic 404 (surface A).
+      const { allowed, template } = found
       if (statusCode === 404) return expectServiceNotFound()
       if (statusCode !== 405) {
-        fail(`${found.template.path} has no ${method}: 405 or 404 was expected`)
+        fail(`${template.path} has no ${method}: 405 or 404 was expected`)
       }
       const expected = new Set(allowed)
       if (expected.has('GET')) expected.add('HEAD')
@@ -208,7 +264,8 @@ export function conformanceChecker(
       if (allow.sort().join() !== [...expected].sort().join()) {
         fail(`Allow ${JSON.stringify(headers.allow)} is not ${[...expected].sort().join(', ')}`)
       }
-      return
+      if (child(template.item, 'x-method-not-allowed') === undefined) return
+      return conform(['paths', template.path, 'x-method-not-allowed'], `${template.path} 405`)
     }
     const { template, operation } = found
     const where = `${method.toLowerCase()} ${template.path}`
@@ -219,44 +276,7 @@ export function conformanceChecker(
       const listed = isObject(responses) ? Object.keys(responses).join(', ') : 'none'
       return fail(`status ${statusCode} is not documented for ${where} (documented: ${listed})`)
     }
-    const documented = child(responses, key)
-
-    const documentedHeaders = child(documented, 'headers')
-    if (isObject(documentedHeaders)) {
-      for (const [name, header] of Object.entries(documentedHeaders)) {
-        // Only Location is checked; other headers are optional unless marked required.
-        const required = name.toLowerCase() === 'location' || child(header, 'required') === true
-        if (required && headers[name.toLowerCase()] === undefined) {
-          fail(`the ${name} header documented for ${where} ${key} is missing`)
-        }
-      }
-    }
-
-    const content = child(documented, 'content')
-    const jsonMedia = isObject(content) ? child(content, 'application/json') : undefined
-    if (!isObject(content) || Object.keys(content).length === 0) {
-      if (body !== '') fail(`${where} ${key} documents no content, but the body is not empty`)
-      return
-    }
-    if (!isObject(jsonMedia)) return
-    const parsed = parseJson()
-    if (child(jsonMedia, 'schema') === undefined) return
-    const validate = validatorAt([
-      'paths',
-      template.path,
-      method.toLowerCase(),
-      'responses',
-      key,
-      'content',
-      'application/json',
-      'schema',
-    ])
-    if (!validate(parsed)) {
-      const errors = (validate.errors ?? [])
-        .map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`)
-        .join('; ')
-      fail(`the body does not match the ${where} ${key} schema: ${errors}`)
-    }
+    conform(['paths', template.path, method.toLowerCase(), 'responses', key], `${where} ${key}`)
   }
 }
 
@@ -286,8 +306,6 @@ function fits(template: CompiledTemplate, segments: string[], prefix: string[]):
   if (!prefix.every((segment, i) => segments[i] === segment)) return false
   return template.segments.every((expected, i) => {
     const actual = segments[prefix.length + i] ?? ''
-    return 'literal' in expected
-      ? expected.literal === actual
-      : actual !== '' && expected.pattern.test(actual)
+    return 'literal' in expected ? expected.literal === actual : expected.pattern.test(actual)
   })
 }

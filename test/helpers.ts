@@ -9,6 +9,7 @@ import type { Stores } from '../src/stores.js'
 import type { TlsFiles } from '../src/tls.js'
 import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
 import { freshDatabaseUrl } from './postgres.js'
+import { urlAsSent } from './property-kit.js'
 
 /**
  * The store the HTTP tests run on: memory, or PostgreSQL with TUGAS_TEST_STORE=postgres, where
@@ -97,8 +98,9 @@ export const DEMO_TASKS = demoSeed.tugas.map(({ title, status }, i) => ({
 const checkers = new WeakMap<FastifyInstance, (req: SeenRequest, res: SeenResponse) => void>()
 
 /**
- * `app.inject` plus a check that the response matches the app's own /openapi.json: every
- * surface A test that calls through here also tests the published document.
+ * `app.inject` plus a check that the response matches the app's own /openapi.json: every test
+ * that calls through here also tests the published document. The URL checked is the one the
+ * service received (`urlAsSent`: after the client's own normalisation, before `rewriteUrl`).
  */
 export async function call(app: FastifyInstance, options: InjectOptions & { url: string }) {
   let check = checkers.get(app)
@@ -109,7 +111,7 @@ export async function call(app: FastifyInstance, options: InjectOptions & { url:
   }
   const response = await app.inject(options)
   check(
-    { method: options.method ?? 'GET', url: options.url },
+    { method: options.method ?? 'GET', url: urlAsSent(response, options.url) },
     { statusCode: response.statusCode, headers: response.headers, body: response.body },
   )
   return response

@@ -2,8 +2,11 @@
 // log lines, its exit. Every process started here is killed when the test file ends.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
+import { request } from 'node:http'
 import { createInterface } from 'node:readline'
 import { after } from 'node:test'
+import { freshDatabaseUrl } from './postgres.js'
+import { freshPrefix, REDIS_URL } from './redis.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -30,6 +33,21 @@ after(() => {
     }
   }
 })
+
+/**
+ * `npm start` with WORKERS=2 on a database and a Redis key prefix of its own, path versioning,
+ * logging at info: the several-processes service the workers tests run against.
+ */
+export async function startTwoWorkers(): Promise<ChildProcess> {
+  return npmStart({
+    WORKERS: '2',
+    DATABASE_URL: await freshDatabaseUrl(),
+    REDIS_URL,
+    REDIS_KEY_PREFIX: freshPrefix(),
+    TUGAS_VERSIONING: 'path',
+    LOG_LEVEL: 'info',
+  })
+}
 
 /** Resolves with the address from the "Server listening at" log line; collects every line. */
 export async function listening(
@@ -69,4 +87,46 @@ export async function logged(lines: Record<string, unknown>[], msg: string, ms: 
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
   return false
+}
+
+export interface Answer {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+/**
+ * One request on a new connection (no keep-alive), so each may reach another worker; `id` is
+ * its X-Request-Id, to find its log line.
+ */
+export function send(
+  base: string,
+  method: string,
+  path: string,
+  {
+    body,
+    id,
+    headers: extra,
+  }: { body?: unknown; id?: string; headers?: Record<string, string> } = {},
+) {
+  return new Promise<Answer>((resolve, reject) => {
+    const headers: Record<string, string> = { connection: 'close', ...extra }
+    if (body !== undefined) headers['content-type'] = 'application/json'
+    if (id !== undefined) headers['x-request-id'] = id
+    const sent = request(`${base}${path}`, { method, headers, agent: false }, (response) => {
+      let text = ''
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        text += chunk
+      })
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
+      )
+      response.on('error', reject)
+    })
+    sent.on('error', reject)
+    // A request lost with a killed worker must fail, not hold the test.
+    sent.setTimeout(5000, () => sent.destroy(new Error(`no answer to ${method} ${path} in 5 s`)))
+    sent.end(body === undefined ? undefined : JSON.stringify(body))
+  })
 }

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import type { IncomingMessage } from 'node:http'
 import fc from 'fast-check'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 
 // ---------------------------------------------------------------------------------------------
 // Bodies and fields
@@ -110,12 +110,19 @@ export function segmentAsRead(segment: string): string {
   }
 }
 
-/** Sends `sent`; returns the answer and the URL as sent (see `urlAsSent`). */
+/** How a harness sends a request: `app.inject`, or `call` to check it against the document too. */
+export type Injector = (
+  app: FastifyInstance,
+  options: InjectOptions & { url: string },
+) => Promise<LightMyRequestResponse>
+
+/** Sends `sent` through `send`; returns the answer and the URL as sent (see `urlAsSent`). */
 export async function inject(
   app: FastifyInstance,
   sent: Sent,
+  send: Injector = (target, options) => target.inject(options),
 ): Promise<{ answer: Answer; url: string }> {
-  const response = await app.inject({
+  const response = await send(app, {
     method: sent.method,
     url: sent.url,
     headers: headersFor(sent.contentType),

@@ -6,56 +6,13 @@ import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { request } from 'node:http'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
-import { exitOf, listening, logged, npmStart } from './processes.js'
-import { freshPrefix, REDIS_URL, skipWithoutRedis } from './redis.js'
+import { skipWithoutPostgres } from './postgres.js'
+import { exitOf, listening, logged, npmStart, send, startTwoWorkers } from './processes.js'
+import { REDIS_URL, skipWithoutRedis } from './redis.js'
 
 type Line = Record<string, unknown>
-
-interface Answer {
-  status: number
-  headers: Record<string, string | string[] | undefined>
-  body: string
-}
-
-/**
- * One request on a new connection (no keep-alive), so each may reach another worker; `id` is
- * its X-Request-Id, to find its log line.
- */
-function send(
-  base: string,
-  method: string,
-  path: string,
-  {
-    body,
-    id,
-    headers: extra,
-  }: { body?: unknown; id?: string; headers?: Record<string, string> } = {},
-) {
-  return new Promise<Answer>((resolve, reject) => {
-    const headers: Record<string, string> = { connection: 'close', ...extra }
-    if (body !== undefined) headers['content-type'] = 'application/json'
-    if (id !== undefined) headers['x-request-id'] = id
-    const sent = request(`${base}${path}`, { method, headers, agent: false }, (response) => {
-      let text = ''
-      response.setEncoding('utf8')
-      response.on('data', (chunk: string) => {
-        text += chunk
-      })
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }),
-      )
-      response.on('error', reject)
-    })
-    sent.on('error', reject)
-    // A request lost with a killed worker must fail, not hold the test.
-    sent.setTimeout(5000, () => sent.destroy(new Error(`no answer to ${method} ${path} in 5 s`)))
-    sent.end(body === undefined ? undefined : JSON.stringify(body))
-  })
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -69,14 +26,7 @@ describe('WORKERS=2 under npm start', { skip }, () => {
   let primary: number
 
   before(async () => {
-    child = npmStart({
-      WORKERS: '2',
-      DATABASE_URL: await freshDatabaseUrl(),
-      REDIS_URL,
-      REDIS_KEY_PREFIX: freshPrefix(),
-      TUGAS_VERSIONING: 'path',
-      LOG_LEVEL: 'info',
-    })
+    child = await startTwoWorkers()
     exited = exitOf(child)
     base = await listening(child, lines)
     primary = lines.find((line) => String(line.msg).startsWith('Server listening'))?.pid as number

@@ -19,17 +19,27 @@ export function sentBody(request: FastifyRequest): unknown {
   return request.body
 }
 
-/** The E2 error body, for response serialization and the published description. */
-export const E2Body = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String(),
-      message: Type.String(),
-      details: Type.Optional(Type.Record(Type.String(), Type.String())),
-    }),
-  },
-  { description: 'E2 error: a stable `code`, a message, and per-field `details` where useful.' },
-)
+/**
+ * The E2 error body, for response serialization and the published description: the map is
+ * `details` (surface D, the rate limiter) or `fields` (the priority todo).
+ */
+export function e2Body(mapName: 'details' | 'fields') {
+  return Type.Object(
+    {
+      error: Type.Object({
+        code: Type.String(),
+        message: Type.String(),
+        [mapName]: Type.Optional(Type.Record(Type.String(), Type.String())),
+      }),
+    },
+    {
+      description: `E2 error: a stable \`code\`, a message, and per-field \`${mapName}\` where useful.`,
+    },
+  )
+}
+
+export const E2Body = e2Body('details')
+export const E2FieldsBody = e2Body('fields')
 
 /**
  * Error shape E2: `{ error: { code, message, details? } }` (surface D, the rate limiter), or with

@@ -1,10 +1,46 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods } from 'fastify'
+import { Type } from 'typebox'
 import { withoutBodies } from './json-body.js'
+import { fastifyPath, type ResponseSpec, type RouteSpec } from './route-spec.js'
+
+/** A surface's answer to the methods a path does not serve: documented, and sent by `send`. */
+export interface OtherMethods {
+  /** The 405 as published, `Allow` included. */
+  response: ResponseSpec
+  /** Writes the body; the status and `Allow` are already set. */
+  send(reply: FastifyReply): FastifyReply
+}
+
+/** Each surface words the 405 its own way: empty (B), plain text (C), E2 (D). */
+export function otherMethods(response: ResponseSpec, send: OtherMethods['send']): OtherMethods {
+  const allow = {
+    description: 'The methods the path serves (HEAD goes with GET), e.g. `GET, HEAD, POST`.',
+    schema: Type.String(),
+    required: true,
+  }
+  return { response: { ...response, headers: { ...response.headers, Allow: allow } }, send }
+}
+
+/**
+ * Answers, on each path of `routes` that says how (`otherMethods`), every method none of its
+ * routes serves.
+ */
+export function answerOtherMethodsOf(instance: FastifyInstance, routes: RouteSpec[]): void {
+  const byPath = new Map<string, { methods: HTTPMethods[]; otherMethods?: OtherMethods }>()
+  for (const route of routes) {
+    const path = fastifyPath(route)
+    const entry = byPath.get(path) ?? { methods: [], otherMethods: route.otherMethods }
+    entry.methods.push(route.method)
+    byPath.set(path, entry)
+  }
+  for (const [path, { methods, otherMethods }] of byPath) {
+    if (otherMethods !== undefined) answerOtherMethods(instance, path, methods, otherMethods.send)
+  }
+}
 
 /**
  * Answers every method not registered on `url` through `send`, with the `Allow` header set to
- * the registered ones (HEAD goes with GET, as Fastify serves it). Each surface words the 405 its
- * own way: empty (B), plain text (C), E2 (D).
+ * the registered ones (HEAD goes with GET, as Fastify serves it).
  */
 export function answerOtherMethods(
   instance: FastifyInstance,

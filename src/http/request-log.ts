@@ -1,4 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import type { Metrics } from '../metrics/index.js'
 import { apiVersionOf } from './api-version.js'
 import type { VersionCounts } from './version-counts.js'
 
@@ -8,10 +9,14 @@ import type { VersionCounts } from './version-counts.js'
  * Headers are never logged: they may hold credentials. A request answered by a versioned
  * endpoint also carries `apiVersion` and `apiVersionCount`, the number of requests that version
  * has answered (`counts`: this process's, or every process's through Redis); that line is
- * written once the count is known.
+ * written once the count is known. Every request is also counted in `metrics` here, the one
+ * place that sees each request once, framework errors included.
  */
 export class RequestLog extends LogController {
-  constructor(private readonly counts: VersionCounts) {
+  constructor(
+    private readonly counts: VersionCounts,
+    private readonly metrics: Metrics,
+  ) {
     super()
   }
 
@@ -24,6 +29,7 @@ export class RequestLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    this.metrics.requestCompleted(request, reply)
     const line: Record<string, unknown> = {
       method: request.method,
       // As sent: the router may have read it with undecodable segments made literal.
@@ -41,6 +47,7 @@ export class RequestLog extends LogController {
       return
     }
     line.apiVersion = apiVersion
+    this.metrics.apiVersionAnswered(apiVersion)
     void this.counts.add(apiVersion).then((count) => {
       if (count !== undefined) line.apiVersionCount = count
       write()

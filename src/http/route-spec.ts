@@ -4,15 +4,29 @@ import type {
   HTTPMethods,
   onRequestAsyncHookHandler,
   onRequestHookHandler,
+  preParsingAsyncHookHandler,
+  preParsingHookHandler,
   RouteHandlerMethod,
 } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import { withoutBodies } from './json-body.js'
+import type { OtherMethods } from './method-not-allowed.js'
 
+export interface HeaderSpec {
+  description: string
+  schema: TSchema
+  /** Sent with every response of this status (OpenAPI `required`). */
+  required?: boolean
+}
+
+/** One documented answer; with neither `schema` nor `text` its body is empty. */
 export interface ResponseSpec {
   description: string
+  /** The JSON body (`application/json`): Fastify serializes the reply with it. */
   schema?: TSchema
-  headers?: Record<string, { description: string; schema: TSchema }>
+  /** The plain-text body (`text/plain; charset=utf-8`), a string schema; documented only. */
+  text?: TSchema
+  headers?: Record<string, HeaderSpec>
 }
 
 export interface ParameterSpec {
@@ -38,8 +52,10 @@ export interface RouteSpec {
   /** Longer prose for the published description, where the summary is not enough. */
   description?: string
   parameters?: ParameterSpec[]
-  body?: { schema: TSchema; description: string }
+  body?: { schema: TSchema; description: string; example?: unknown }
   responses: Record<number, ResponseSpec>
+  /** The operation's group in the document (OpenAPI `tags`): one per surface. */
+  tags?: string[]
   /**
    * Where the operation is served, when not at every server of the document (OpenAPI
    * operation-level `servers`), e.g. `['/']` for a path outside the document's `/v1` prefix.
@@ -49,6 +65,13 @@ export interface RouteSpec {
   security?: string[]
   /** Checks that run before the body is read (credentials, role policy, content type, id). */
   onRequest?: (onRequestHookHandler | onRequestAsyncHookHandler)[]
+  /** Checks that run after `onRequest`, before the body is read (surface B's 415 without a body). */
+  preParsing?: (preParsingHookHandler | preParsingAsyncHookHandler)[]
+  /**
+   * How the route's path answers the methods no route of it serves: 405 with `Allow`
+   * (`answerOtherMethodsOf`). Left out, they are the service's generic 404 (surface A).
+   */
+  otherMethods?: OtherMethods
   handler: RouteHandlerMethod
 }
 
@@ -65,16 +88,33 @@ export function fastifyPath(route: RouteSpec): string {
   })
 }
 
+export interface RegisterOptions {
+  /** Path prefix the routes are served under. */
+  base?: string
+  /**
+   * Prepares the child context the routes with a body are registered in (their body reader,
+   * their error shape); without it they are registered in `instance`, which reads bodies.
+   */
+  bodies?: (instance: FastifyInstance) => void
+}
+
 /**
- * Registers `routes` under `base`. Routes that take no body are registered in a child context
- * that ignores bodies: a DELETE sent with a stray body or Content-Type must not become 400 or 415.
+ * Registers `routes`. Routes that take no body are registered in a child context that ignores
+ * bodies: a DELETE sent with a stray body or Content-Type must not become 400 or 415.
  */
-export function registerRoutes(instance: FastifyInstance, routes: RouteSpec[], base = ''): void {
-  addRoutes(
-    instance,
-    routes.filter((route) => route.body !== undefined),
-    base,
-  )
+export function registerRoutes(
+  instance: FastifyInstance,
+  routes: RouteSpec[],
+  { base = '', bodies }: RegisterOptions = {},
+): void {
+  const withBody = routes.filter((route) => route.body !== undefined)
+  if (bodies === undefined) addRoutes(instance, withBody, base)
+  else {
+    instance.register(async (child) => {
+      bodies(child)
+      addRoutes(child, withBody, base)
+    })
+  }
   withoutBodies(instance, (bodyless) =>
     addRoutes(
       bodyless,
@@ -95,6 +135,7 @@ function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string)
       url: base + fastifyPath(route),
       schema: { response },
       ...(route.onRequest && { onRequest: route.onRequest }),
+      ...(route.preParsing && { preParsing: route.preParsing }),
       handler: route.handler,
     })
   }
@@ -111,4 +152,28 @@ export function sendWith(reply: FastifyReply, schema: TSchema, payload: unknown)
     .type('application/json; charset=utf-8')
     .serializer(reply.compileSerializationSchema(schema as Record<string, unknown>))
     .send(payload)
+}
+
+/** One text a body may hold: fixed, or a template with one part that varies (an id). */
+export type Text = string | { template: (part: string) => string; part: RegExp }
+
+const PART = '\u0000'
+
+/**
+ * A string schema accepting exactly `texts`, for bodies whose every word is fixed (E3 messages,
+ * plain-text answers): an `enum` of fixed texts, or a `pattern` once a text has a varying part.
+ * Serializers apply neither keyword: the schema describes, it never changes what is sent.
+ */
+export function exactTexts(texts: Text[]): TSchema {
+  if (texts.every((text) => typeof text === 'string')) return Type.String({ enum: texts })
+  const alternatives = texts.map((text) =>
+    typeof text === 'string'
+      ? escapeRegExp(text)
+      : escapeRegExp(text.template(PART)).replace(PART, `(?:${text.part.source})`),
+  )
+  return Type.String({ pattern: `^(?:${alternatives.join('|')})$` })
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

@@ -17,6 +17,13 @@ const types = {
   },
 } as pg.CustomTypesConfig
 
+/** A pool's connections: open (idle or in use), open and idle, and requests waiting for one. */
+export interface PoolStats {
+  total: number
+  idle: number
+  waiting: number
+}
+
 /** Something that runs a statement: the pool, or one client inside a transaction. */
 export interface Queryable {
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
@@ -48,6 +55,12 @@ export class Database implements Queryable {
 
   get pool(): pg.Pool {
     return this.#pool
+  }
+
+  /** The pool's connections now (metrics): open, open and idle, and statements waiting. */
+  poolStats(): PoolStats {
+    const pool = this.#pool
+    return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
   }
 
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox'
-import type { RouteSpec } from '../../http/route-spec.js'
+import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 
 export interface DocumentOptions {
   info: { title: string; version: string; description: string }
@@ -9,13 +9,26 @@ export interface DocumentOptions {
   components: Record<string, TSchema>
   /** Security schemes by name; a route's `security` lists the names it accepts (any one). */
   securitySchemes?: Record<string, Json>
+  /** The groups routes name in `tags`, in the order the document lists them. */
+  tags?: { name: string; description: string }[]
+  /**
+   * What a path no operation serves answers, by the path prefix it starts with (`/api`: the
+   * path is `/api` or below it); published as `x-unknown-paths`. Elsewhere it is the generic 404.
+   */
+  unknownPaths?: Record<string, ResponseSpec>
 }
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
+/** The media type of each kind of body a response may have. */
+const JSON_MEDIA = 'application/json'
+const TEXT_MEDIA = 'text/plain'
+
 /**
  * Builds an OpenAPI 3.1.0 document from the same route table and schema objects that Fastify
- * serves, so what is published is what answers.
+ * serves, so what is published is what answers. Two extensions say what OpenAPI has no field
+ * for: a path's `x-method-not-allowed` (its 405 for the methods it does not serve, with `Allow`)
+ * and the document's `x-unknown-paths`.
  */
 export function openApiDocument(options: DocumentOptions): Record<string, Json> {
   const names = new Map<unknown, string>(
@@ -32,26 +45,36 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     return schema as Json
   }
 
-  const paths: Record<string, Record<string, Json>> = {}
-  for (const route of options.routes) {
-    const responses: Record<string, Json> = {}
-    for (const [status, response] of Object.entries(route.responses)) {
-      responses[status] = {
-        description: response.description,
-        ...(response.headers && {
-          headers: Object.fromEntries(
-            Object.entries(response.headers).map(([header, { description, schema }]) => [
-              header,
-              { description, schema: toJson(schema) },
-            ]),
-          ),
-        }),
-        ...(response.schema && {
-          content: { 'application/json': { schema: toJson(response.schema) } },
-        }),
-      }
+  const responseObject = (response: ResponseSpec): Json => {
+    const content: Record<string, Json> = {
+      ...(response.schema && { [JSON_MEDIA]: { schema: toJson(response.schema) } }),
+      ...(response.text && { [TEXT_MEDIA]: { schema: toJson(response.text) } }),
     }
+    return {
+      description: response.description,
+      ...(response.headers && {
+        headers: Object.fromEntries(
+          Object.entries(response.headers).map(([header, { description, schema, required }]) => [
+            header,
+            { description, ...(required && { required }), schema: toJson(schema) },
+          ]),
+        ),
+      }),
+      ...(Object.keys(content).length > 0 && { content }),
+    }
+  }
+
+  const paths: Record<string, Record<string, Json>> = {}
+  const notAllowed = new Map<string, Json>()
+  for (const route of options.routes) {
+    const responses = Object.fromEntries(
+      Object.entries(route.responses).map(([status, response]) => [
+        status,
+        responseObject(response),
+      ]),
+    )
     const operation: Record<string, Json> = {
+      ...(route.tags && { tags: route.tags }),
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description && { description: route.description }),
@@ -70,19 +93,38 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
         requestBody: {
           description: route.body.description,
           required: true,
-          content: { 'application/json': { schema: toJson(route.body.schema) } },
+          content: {
+            [JSON_MEDIA]: {
+              schema: toJson(route.body.schema),
+              ...(route.body.example !== undefined && { example: route.body.example as Json }),
+            },
+          },
         },
       }),
       responses,
     }
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation }
+    if (route.otherMethods) notAllowed.set(route.path, responseObject(route.otherMethods.response))
+  }
+  // After the operations of each path.
+  for (const [path, response] of notAllowed) {
+    paths[path] = { ...paths[path], 'x-method-not-allowed': response }
   }
 
   return {
     openapi: '3.1.0',
     info: options.info,
     servers: options.servers,
+    ...(options.tags && { tags: options.tags }),
     paths,
+    ...(options.unknownPaths && {
+      'x-unknown-paths': Object.fromEntries(
+        Object.entries(options.unknownPaths).map(([prefix, response]) => [
+          prefix,
+          responseObject(response),
+        ]),
+      ),
+    }),
     components: {
       schemas: Object.fromEntries(
         Object.entries(options.components).map(([name, schema]) => [name, toJson(schema, schema)]),

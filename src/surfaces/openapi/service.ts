@@ -1,46 +1,59 @@
 import type { Config } from '../../config.js'
-import { E2Body } from '../../http/e2.js'
+import { E2Body, E2FieldsBody } from '../../http/e2.js'
 import type { RouteSpec } from '../../http/route-spec.js'
+import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
+import { CompactTugas } from '../compact/schemas.js'
 import { Dokumen } from '../supporting/documents/schemas.js'
 import { Pesanan } from '../supporting/orders/schemas.js'
 import { Produk, ProdukV1, ProdukV2 } from '../supporting/products/schemas.js'
 import { User } from '../supporting/users/schemas.js'
+import { TODOS_TAG } from '../todos/index.js'
+import { PriorityTodoCreated, Todo } from '../todos/schemas.js'
 import { components as tugasComponents } from '../tugas/schemas.js'
 import { openApiDocument } from './document.js'
 
 export interface DocumentedRoutes {
   /** Described relative to the server prefix `/v1` (surface A). */
   atServer: RouteSpec[]
-  /** Described at their own paths from the root (`/v2/tugas`, surface D, products). */
+  /** Described at their own paths from the root (`/v2/tugas`, surfaces B, C and D). */
   atRoot: RouteSpec[]
 }
 
 /**
  * The service's self-description for the running configuration: surface A under the server
- * prefix `/v1` (Part 2), and every operation served outside it (the v2 task list, surface D with
- * the product versions) with its own `servers`. Only what this configuration serves is listed,
- * each with the responses it can give.
+ * prefix `/v1` (Part 2), and every operation served outside it (the v2 task list, surfaces B and
+ * C, surface D with the product versions) with its own `servers`. Only what this configuration
+ * serves is listed, each with the responses it can give.
  */
 export function serviceDocument(config: Config, routes: DocumentedRoutes) {
-  const modes = `TUGAS_VERSIONING=${config.tugasVersioning}, PRODUK_VERSIONING=${config.produkVersioning}, USERS_VARIANT=${config.usersVariant}`
+  const modes = `TUGAS_VERSIONING=${config.tugasVersioning}, PRODUK_VERSIONING=${config.produkVersioning}, USERS_VARIANT=${config.usersVariant}, TODOS_VARIANT=${config.todosVariant}`
   return openApiDocument({
     info: {
       title: 'tugas: Task Management Service',
       version: '1.0.0',
       description:
         'Surface A (tasks and their comments) under the server prefix `/v1`, also served ' +
-        'without the prefix; the versioned task list; and surface D (users, orders, products, ' +
-        'documents, identity, reports) at the root. Surfaces B (`/api`) and C (`/todos`) are ' +
-        `described in the README. This document describes this deployment: ${modes}.`,
+        'without the prefix; the versioned task list; and at the root surface B (`/api`), ' +
+        'surface C (`/todos`) and surface D (users, orders, products, documents, identity, ' +
+        "reports). A path item's `x-method-not-allowed` is its answer (405, with `Allow`) to a " +
+        'method it does not serve; `x-unknown-paths` gives the answer of a path no operation ' +
+        'serves below a prefix; any other unknown path or method is 404 `TIDAK_ADA` (surface A). ' +
+        `This document describes this deployment: ${modes}.`,
     },
     servers: [{ url: '/v1' }],
+    tags: [COMPACT_TAG, TODOS_TAG],
     routes: [
       ...routes.atServer,
       ...routes.atRoot.map((route) => ({ ...route, servers: route.servers ?? ['/'] })),
     ],
+    unknownPaths: { [COMPACT_PREFIX]: UNKNOWN_PATH },
     components: {
       ...tugasComponents,
       ErrorE2: E2Body,
+      ErrorE2Fields: E2FieldsBody,
+      CompactTugas,
+      Todo,
+      PriorityTodoCreated,
       User,
       Pesanan,
       Produk,

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply, HTTPMethods } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import type { ProdukVersioning, UsersVariant } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
-import { answerOtherMethods } from '../../http/method-not-allowed.js'
-import { fastifyPath, type RouteSpec, registerRoutes } from '../../http/route-spec.js'
+import { answerOtherMethodsOf, otherMethods } from '../../http/method-not-allowed.js'
+import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import type { CredentialStore } from './access/store.js'
 import { documentRoutes } from './documents/routes.js'
@@ -15,6 +15,7 @@ import type { OrderStore } from './orders/store.js'
 import { productRoutes } from './products/routes.js'
 import type { ProductStore } from './products/store.js'
 import { reportRoutes } from './reports/routes.js'
+import { e2 } from './responses.js'
 import { userRoutes } from './users/routes.js'
 import type { UserStore } from './users/store.js'
 
@@ -56,21 +57,13 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
       salesReportFile: options.salesReportFile,
     }),
   ]
-  return routes.map((route) => ({ ...route, servers: ['/'] }))
+  return routes.map((route) => ({ ...route, servers: ['/'], otherMethods: notServed }))
 }
 
-/** The methods served on each path template of `routes`, in Fastify's path syntax. */
-function methodsByPath(routes: RouteSpec[]): Map<string, HTTPMethods[]> {
-  const byPath = new Map<string, HTTPMethods[]>()
-  for (const route of routes) {
-    const path = fastifyPath(route)
-    byPath.set(path, [...(byPath.get(path) ?? []), route.method])
-  }
-  return byPath
-}
-
-const sendMethodNotAllowed = (reply: FastifyReply) =>
-  supportingErrors.send(reply, methodNotAllowed())
+const notServed = otherMethods(
+  e2('A method this path does not serve (`METHOD_NOT_ALLOWED`).'),
+  (reply) => supportingErrors.send(reply, methodNotAllowed()),
+)
 
 /**
  * Surface D: users, orders, products, documents, identity and reports, at the service root.
@@ -85,7 +78,5 @@ export async function supportingSurface(
   acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE })
   useErrorShape(instance, supportingErrors, { notFound: false })
   registerRoutes(instance, routes)
-  for (const [path, methods] of methodsByPath(routes)) {
-    answerOtherMethods(instance, path, methods, sendMethodNotAllowed)
-  }
+  answerOtherMethodsOf(instance, routes)
 }

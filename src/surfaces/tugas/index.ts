@@ -69,5 +69,5 @@ export async function tugasSurface(
 ) {
   acceptJsonBodies(instance)
   useErrorShape(instance, e1, { notFound: false })
-  for (const { base, routes } of table.served) registerRoutes(instance, routes, base)
+  for (const { base, routes } of table.served) registerRoutes(instance, routes, { base })
 }

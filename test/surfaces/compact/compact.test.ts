@@ -2,12 +2,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../helpers.js'
 
 const PLAIN = 'text/plain; charset=utf-8'
 
+/** Every response is also checked against the app's own /openapi.json. */
 async function send(app: FastifyInstance, options: InjectOptions & { url: string }) {
-  return app.inject(options)
+  return call(app, options)
 }
 
 async function withTask(judul = 'Pertama') {

@@ -42,9 +42,21 @@ const SURFACE_A = [
   'POST /tugas/{id}/komentar',
   'GET /tugas/{id}/komentar/{kid}',
 ]
-/** Served at the root: the v2 task list and surface D with the product versions. */
+/** Served at the root: the v2 task list, surfaces B and C, surface D with the product versions. */
 const AT_ROOT = [
   'GET /v2/tugas',
+  'GET /api/health',
+  'GET /api/tugas',
+  'POST /api/tugas',
+  'GET /api/tugas/{id}',
+  'PUT /api/tugas/{id}',
+  'DELETE /api/tugas/{id}',
+  // POST /todos in either TODOS_VARIANT (basic here).
+  'GET /todos',
+  'POST /todos',
+  'GET /todos/{id}',
+  'PUT /todos/{id}',
+  'DELETE /todos/{id}',
   'GET /users',
   'POST /users',
   'GET /users/{id}',

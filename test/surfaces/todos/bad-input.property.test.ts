@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from '../../helpers.js'
+import { call, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
 
 /** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
@@ -453,7 +453,8 @@ function harness(app: FastifyInstance, variant: Variant): Harness {
   const started = Date.now()
 
   async function send(sent: kit.Sent) {
-    const { answer, url } = await kit.inject(app, sent)
+    // Through `call`: every answer is also checked against the app's own /openapi.json.
+    const { answer, url } = await kit.inject(app, sent, call)
     const what = `[${variant}] ${kit.describeRequest(sent, url, answer, 300)}`
     const target = targetOf(url)
     assertShape(model, sent, target, answer, what)

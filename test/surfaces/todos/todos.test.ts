@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../helpers.js'
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
@@ -18,7 +18,7 @@ const basic = () => testApp({ config: { todosVariant: 'basic' } })
 const priority = () => testApp({ config: { todosVariant: 'priority' } })
 
 async function create(app: FastifyInstance, payload: unknown) {
-  return app.inject({
+  return call(app, {
     method: 'POST',
     url: '/todos',
     headers: json,
@@ -32,7 +32,7 @@ for (const [variant, build] of [
 ] as const) {
   describe(`surface C, ${variant} variant: what both variants share`, () => {
     test('GET /todos lists todos; an empty array at first', async () => {
-      const response = await (await build()).inject({ url: '/todos' })
+      const response = await call(await build(), { url: '/todos' })
       assert.equal(response.statusCode, 200)
       assert.deepEqual(response.json(), [])
     })
@@ -41,19 +41,19 @@ for (const [variant, build] of [
       const app = await build()
       for (const id of ['abc', '1.5', '1e3', '%20', '--1']) {
         for (const method of ['GET', 'DELETE'] as const) {
-          e3(await app.inject({ method, url: `/todos/${id}` }), 400, 'id harus angka')
+          e3(await call(app, { method, url: `/todos/${id}` }), 400, 'id harus angka')
         }
         e3(
-          await app.inject({ method: 'PUT', url: `/todos/${id}`, headers: json, payload: '{' }),
+          await call(app, { method: 'PUT', url: `/todos/${id}`, headers: json, payload: '{' }),
           400,
           'id harus angka',
         )
       }
       // Integers no todo can have (0, negative, past the largest id) are 404 as well.
       for (const id of ['1', '-1', '0', '+2', '9007199254740992', '99999999999999999999']) {
-        e3(await app.inject({ url: `/todos/${id}` }), 404, 'tugas tidak ditemukan')
+        e3(await call(app, { url: `/todos/${id}` }), 404, 'tugas tidak ditemukan')
         e3(
-          await app.inject({
+          await call(app, {
             method: 'PUT',
             url: `/todos/${id}`,
             headers: json,
@@ -73,7 +73,7 @@ for (const [variant, build] of [
         ['PATCH', '/todos/1', 'DELETE, GET, HEAD, PUT'],
         ['POST', '/todos/abc', 'DELETE, GET, HEAD, PUT'],
       ] as const) {
-        const response = await app.inject({ method, url, headers: json, payload: '{' })
+        const response = await call(app, { method, url, headers: json, payload: '{' })
         assert.equal(response.statusCode, 405, `${method} ${url}`)
         assert.equal(response.headers['content-type'], 'text/plain; charset=utf-8')
         assert.equal(response.headers.allow, allow)
@@ -82,7 +82,7 @@ for (const [variant, build] of [
     })
 
     test('other paths below /todos are the service 404', async () => {
-      const response = await (await build()).inject({ url: '/todos/1/x' })
+      const response = await call(await build(), { url: '/todos/1/x' })
       assert.equal(response.statusCode, 404)
       assert.equal(response.json().error.kode, 'TIDAK_ADA')
     })
@@ -115,7 +115,7 @@ describe('surface C, basic variant', () => {
     const app = await basic()
     const created = (await create(app, { title: 'Satu', done: true })).json()
     await new Promise((resolve) => setTimeout(resolve, 5))
-    const put = await app.inject({
+    const put = await call(app, {
       method: 'PUT',
       url: '/todos/1',
       headers: json,
@@ -128,7 +128,7 @@ describe('surface C, basic variant', () => {
       done: false,
       created_at: created.created_at,
     })
-    const again = await app.inject({
+    const again = await call(app, {
       method: 'PUT',
       url: '/todos/1',
       headers: json,
@@ -140,17 +140,17 @@ describe('surface C, basic variant', () => {
       done: true,
       created_at: created.created_at,
     })
-    assert.deepEqual((await app.inject({ url: '/todos/1' })).json(), again.json())
+    assert.deepEqual((await call(app, { url: '/todos/1' })).json(), again.json())
   })
 
   test('DELETE is 204 with an empty body; later reads are 404', async () => {
     const app = await basic()
     await create(app, { title: 'Satu' })
-    const response = await app.inject({ method: 'DELETE', url: '/todos/1' })
+    const response = await call(app, { method: 'DELETE', url: '/todos/1' })
     assert.equal(response.statusCode, 204)
     assert.equal(response.body, '')
-    e3(await app.inject({ url: '/todos/1' }), 404, 'tugas tidak ditemukan')
-    e3(await app.inject({ method: 'DELETE', url: '/todos/1' }), 404, 'tugas tidak ditemukan')
+    e3(await call(app, { url: '/todos/1' }), 404, 'tugas tidak ditemukan')
+    e3(await call(app, { method: 'DELETE', url: '/todos/1' }), 404, 'tugas tidak ditemukan')
   })
 
   test('title missing, null or blank is "title wajib diisi"', async () => {
@@ -181,19 +181,19 @@ describe('surface C, basic variant', () => {
       '{"title":["x"]}',
     ]) {
       e3(
-        await app.inject({ method: 'POST', url: '/todos', headers: json, payload }),
+        await call(app, { method: 'POST', url: '/todos', headers: json, payload }),
         400,
         'body bukan JSON yang valid',
       )
     }
-    e3(await app.inject({ method: 'POST', url: '/todos' }), 400, 'body bukan JSON yang valid')
-    assert.deepEqual((await app.inject({ url: '/todos' })).json(), [], 'nothing was created')
+    e3(await call(app, { method: 'POST', url: '/todos' }), 400, 'body bukan JSON yang valid')
+    assert.deepEqual((await call(app, { url: '/todos' })).json(), [], 'nothing was created')
   })
 
   test('PUT checks in order: id, body, title, existence', async () => {
     const app = await basic()
     const put = (id: string, payload: string) =>
-      app.inject({ method: 'PUT', url: `/todos/${id}`, headers: json, payload })
+      call(app, { method: 'PUT', url: `/todos/${id}`, headers: json, payload })
     e3(await put('x', '{'), 400, 'id harus angka')
     e3(await put('9', '{'), 400, 'body bukan JSON yang valid')
     e3(await put('9', '{"title":""}'), 400, 'title wajib diisi')
@@ -201,7 +201,7 @@ describe('surface C, basic variant', () => {
   })
 
   test('a body over 1 MiB is 413 in the E3 shape', async () => {
-    const response = await (await basic()).inject({
+    const response = await call(await basic(), {
       method: 'POST',
       url: '/todos',
       headers: json,
@@ -246,7 +246,7 @@ describe('surface C, priority variant: POST /todos', () => {
     assert.equal(response.statusCode, 201)
     assert.equal(response.headers.location, '/todos/1')
     assert.deepEqual(response.json(), { id: 1, title: 'Rapat', priority: 5 })
-    const stored = (await app.inject({ url: '/todos/1' })).json()
+    const stored = (await call(app, { url: '/todos/1' })).json()
     assert.equal(stored.title, 'Rapat')
     assert.equal(stored.done, false)
     assert.match(stored.created_at, RFC3339_UTC)
@@ -261,7 +261,7 @@ describe('surface C, priority variant: POST /todos', () => {
       { 'content-type': 'application/xml' },
     ]) {
       e2(
-        await app.inject({
+        await call(app, {
           method: 'POST',
           url: '/todos',
           headers,
@@ -272,7 +272,7 @@ describe('surface C, priority variant: POST /todos', () => {
       )
     }
     e2(
-      await app.inject({
+      await call(app, {
         method: 'POST',
         url: '/todos',
         headers: { 'content-type': 'text/plain' },
@@ -281,7 +281,7 @@ describe('surface C, priority variant: POST /todos', () => {
       415,
       'UNSUPPORTED_MEDIA_TYPE',
     )
-    const withCharset = await app.inject({
+    const withCharset = await call(app, {
       method: 'POST',
       url: '/todos',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -295,11 +295,11 @@ describe('surface C, priority variant: POST /todos', () => {
     const exact = JSON.stringify({ title: 'abc', priority: 1, pad: 'x'.repeat(1024 - 37) })
     assert.equal(Buffer.byteLength(exact), 1024)
     assert.equal(
-      (await app.inject({ method: 'POST', url: '/todos', headers: json, payload: exact }))
+      (await call(app, { method: 'POST', url: '/todos', headers: json, payload: exact }))
         .statusCode,
       201,
     )
-    const over = await app.inject({
+    const over = await call(app, {
       method: 'POST',
       url: '/todos',
       headers: json,
@@ -308,13 +308,13 @@ describe('surface C, priority variant: POST /todos', () => {
     e2(over, 413, 'BODY_TOO_LARGE')
     assert.match(over.json().error.message, /1024 bytes/)
     e2(
-      await app.inject({ method: 'POST', url: '/todos', headers: json, payload: '{"title":' }),
+      await call(app, { method: 'POST', url: '/todos', headers: json, payload: '{"title":' }),
       400,
       'INVALID_JSON',
     )
-    e2(await app.inject({ method: 'POST', url: '/todos', headers: json }), 400, 'INVALID_JSON')
+    e2(await call(app, { method: 'POST', url: '/todos', headers: json }), 400, 'INVALID_JSON')
     e2(
-      await app.inject({
+      await call(app, {
         method: 'POST',
         url: '/todos',
         headers: json,
@@ -359,7 +359,7 @@ describe('surface C, priority variant: POST /todos', () => {
       )
     }
     e2(await create(app, [1, 2]), 400, 'VALIDATION_ERROR', { priority: p, title: t })
-    assert.deepEqual((await app.inject({ url: '/todos' })).json(), [], 'nothing was created')
+    assert.deepEqual((await call(app, { url: '/todos' })).json(), [], 'nothing was created')
   })
 
   test('title is counted in UTF-8 bytes after trimming: "é" (2 bytes) fails, "éa" (3 bytes) passes', async () => {
@@ -373,7 +373,7 @@ describe('surface C, priority variant: POST /todos', () => {
   test('the other endpoints behave as in the basic variant', async () => {
     const app = await priority()
     await create(app, { title: 'abc', priority: 2 })
-    const put = await app.inject({
+    const put = await call(app, {
       method: 'PUT',
       url: '/todos/1',
       headers: json,
@@ -382,11 +382,11 @@ describe('surface C, priority variant: POST /todos', () => {
     assert.equal(put.statusCode, 200)
     assert.equal(put.json().title, 'x')
     e3(
-      await app.inject({ method: 'PUT', url: '/todos/1', headers: json, payload: '{' }),
+      await call(app, { method: 'PUT', url: '/todos/1', headers: json, payload: '{' }),
       400,
       'body bukan JSON yang valid',
     )
-    assert.equal((await app.inject({ method: 'DELETE', url: '/todos/1' })).statusCode, 204)
+    assert.equal((await call(app, { method: 'DELETE', url: '/todos/1' })).statusCode, 204)
   })
 
   test('a 100 MB upload is refused after the first 1024 bytes, on a real socket', async () => {

@@ -1,0 +1,130 @@
+// What the surfaces that speak E3, `{ "error": <message> }`, have in common (B and C): their
+// published answers, each message exact and taken from the function that raises it, and the
+// routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
+import type { FastifyRequest } from 'fastify'
+import { type TSchema, Type } from 'typebox'
+import type { ApiError, ErrorShape, FrameworkFailure } from './errors.js'
+import { atId, checkIdFirst, idOf, type PathId } from './path-id.js'
+import {
+  exactTexts,
+  type ParameterSpec,
+  type ResponseSpec,
+  type RouteSpec,
+  type Text,
+} from './route-spec.js'
+
+/** An E3 answer whose message is one of `texts`. */
+export function e3(description: string, texts: Text[]): ResponseSpec {
+  return { description, schema: Type.Object({ error: exactTexts(texts) }) }
+}
+
+/** What `shape` answers for a failure it did not raise itself, as text. */
+export function frameworkText(shape: ErrorShape, failure: FrameworkFailure): string {
+  return shape.fromFramework(failure).message
+}
+
+/**
+ * The failures of a route that uses a store, in `shape`: 500 for an unexpected one, 503 with
+ * `Retry-After` while the database cannot be reached (decisions.md 7). `answer` publishes the
+ * error `shape` gives, under a description (E3 by default).
+ */
+export function storeFailures(
+  shape: ErrorShape,
+  answer: (description: string, error: ApiError) => ResponseSpec = (description, error) =>
+    e3(`${description}.`, [error.message]),
+): Record<500 | 503, ResponseSpec> {
+  return {
+    500: answer(
+      'Unexpected failure; the cause is in the log only',
+      shape.fromFramework({ kind: 'internal' }),
+    ),
+    503: {
+      ...answer(
+        'The database (`DATABASE_URL`) cannot be reached; nothing was done, try again',
+        shape.fromFramework({ kind: 'unavailable' }),
+      ),
+      headers: {
+        'Retry-After': { description: 'Seconds: `1`.', schema: Type.String(), required: true },
+      },
+    },
+  }
+}
+
+/** One item of an E3 surface, at `path` (ending in `/{id}`), as its routes read and answer it. */
+export interface E3Item<T> {
+  path: string
+  /** The item in summaries: `compact task`, `todo`. */
+  what: string
+  /** The item in operation ids: `CompactTugas`, `Todo`. */
+  name: string
+  schema: TSchema
+  pathId: PathId
+  /** What an id is, and what the routes answer for one that is not. */
+  idDescription: string
+  /** The documented 400 (the id) and 404, and the store's failures. */
+  responses: { 400: ResponseSpec; 404: ResponseSpec } & Record<500 | 503, ResponseSpec>
+  /** The 404 for the id as sent. */
+  notFound(raw: string): ApiError
+  find(id: number): Promise<T | undefined>
+  remove(id: number): Promise<boolean>
+}
+
+/** The routes of one item, and the pieces its other routes (PUT) are made of. */
+export interface ItemRoutes {
+  /** `GET`: the id (400), then existence (404). */
+  read: RouteSpec
+  /** `DELETE`: the id (400), then existence (404); any body is ignored. */
+  remove: RouteSpec
+  /** The id parameter, checked first, before the body is read (Part 1, B rule 1). */
+  idFirst: Pick<RouteSpec, 'parameters' | 'onRequest'>
+  /** What `change` gives for the item `request` names, or the item's 404 for the id as sent. */
+  at<R>(request: FastifyRequest, change: (id: number) => Promise<R | undefined>): Promise<R>
+}
+
+/** The routes of `item`: both surfaces' `GET` and `DELETE` of one item are the same. */
+export function itemRoutes<T>(item: E3Item<T>): ItemRoutes {
+  const { path, what, name, responses } = item
+  const parameter: ParameterSpec = {
+    name: 'id',
+    in: 'path',
+    description: item.idDescription,
+    // Any segment reaches the route, whose id rule answers it.
+    schema: Type.String(),
+  }
+  const idFirst = { parameters: [parameter], onRequest: [checkIdFirst(item.pathId)] }
+  async function at<R>(request: FastifyRequest, change: (id: number) => Promise<R | undefined>) {
+    const { id, raw } = idOf(request, item.pathId)
+    const found = await atId(id, change)
+    if (found === undefined) throw item.notFound(raw)
+    return found
+  }
+  const operation = (method: 'GET' | 'DELETE', summary: string, description: string) => ({
+    method,
+    path,
+    operationId: `${method === 'GET' ? 'get' : 'delete'}${name}`,
+    summary,
+    description,
+    ...idFirst,
+  })
+  return {
+    idFirst,
+    at,
+    read: {
+      ...operation(
+        'GET',
+        `Read one ${what}.`,
+        'The id is checked first (400), then existence (404).',
+      ),
+      responses: { 200: { description: `The ${what}.`, schema: item.schema }, ...responses },
+      handler: (request) => at(request, (id) => item.find(id)),
+    },
+    remove: {
+      ...operation('DELETE', `Delete a ${what}.`, 'Any body sent is ignored. Later reads are 404.'),
+      responses: { 204: { description: 'Deleted; empty body.' }, ...responses },
+      async handler(request, reply) {
+        await at(request, async (id) => ((await item.remove(id)) ? id : undefined))
+        return reply.code(204).send()
+      },
+    },
+  }
+}

@@ -1,0 +1,166 @@
+import cluster from 'node:cluster'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import type { RateLimiter } from '../rate-limit/limiter.js'
+import type { PoolStats } from '../store/postgres/database.js'
+import { ServiceUnavailableError } from '../store/unavailable.js'
+import { answerClusterCollects, clusterMetrics, type MetricsJson } from './cluster.js'
+import { RequestMetrics } from './requests.js'
+
+/** Where Prometheus scrapes; its own requests are not counted. */
+export const METRICS_PATH = '/metrics'
+
+/** The Prometheus text format, 0.0.4. */
+export const METRICS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE
+
+export interface MetricsOptions {
+  /** `WORKERS`: above 1, in a worker, a scrape answers the sum over every worker. */
+  workers: number
+  /** The PostgreSQL pool's connections, when `DATABASE_URL` is set: gauges read on scrape. */
+  pool?: () => PoolStats
+}
+
+type LaporanResult = 'admitted' | 'refused' | 'unavailable'
+
+/**
+ * The app's metrics, in a registry of its own (several apps in one process count apart):
+ * requests, latency, per-version counts, the `/laporan` limiter's decisions, the PostgreSQL
+ * pool. Node's process metrics are the process's, shared by its apps.
+ */
+export class Metrics {
+  readonly registry = new Registry()
+  readonly #requests: RequestMetrics
+  readonly #versions = new Map<string, number>()
+  readonly #laporan: Record<LaporanResult, number> = { admitted: 0, refused: 0, unavailable: 0 }
+  readonly #clustered: boolean
+  readonly #process: Registry
+
+  constructor(options: MetricsOptions) {
+    const { registry } = this
+    this.#clustered = options.workers > 1 && cluster.isWorker
+    this.#process = processMetrics(this.#clustered)
+    this.#requests = new RequestMetrics(registry, new Set([METRICS_PATH]))
+
+    const versions = this.#versions
+    new Counter({
+      name: 'tugas_api_version_requests_total',
+      help: 'Requests answered by each API version (tugas unversioned, tugas v1, produk v2...).',
+      labelNames: ['version'] as const,
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const [version, count] of versions) this.inc({ version }, count)
+      },
+    })
+
+    const laporan = this.#laporan
+    new Counter({
+      name: 'tugas_laporan_rate_limit_decisions_total',
+      help: 'GET /laporan rate limiter decisions: admitted, refused (429), unavailable (503).',
+      labelNames: ['result'] as const,
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (const [result, count] of Object.entries(laporan)) this.inc({ result }, count)
+      },
+    })
+
+    const { pool } = options
+    if (pool !== undefined) {
+      const gauge = (name: string, help: string, read: (stats: PoolStats) => number) =>
+        new Gauge({
+          name,
+          help,
+          registers: [registry],
+          collect() {
+            this.set(read(pool()))
+          },
+        })
+      gauge(
+        'tugas_postgres_pool_connections',
+        'PostgreSQL connections the pool holds open, idle or in use.',
+        (stats) => stats.total,
+      )
+      gauge(
+        'tugas_postgres_pool_idle_connections',
+        'PostgreSQL connections open and idle in the pool.',
+        (stats) => stats.idle,
+      )
+      gauge(
+        'tugas_postgres_pool_waiting_requests',
+        'Statements waiting for a PostgreSQL connection of the pool.',
+        (stats) => stats.waiting,
+      )
+    }
+
+    if (this.#clustered) answerClusterCollects(() => this.#ownMetrics())
+  }
+
+  /** Called once per request when its response is done (the request log's completion). */
+  requestCompleted(request: FastifyRequest, reply: FastifyReply): void {
+    this.#requests.record(request, reply)
+  }
+
+  /** One more request answered by `version` (its request log line names it). */
+  apiVersionAnswered(version: string): void {
+    this.#versions.set(version, (this.#versions.get(version) ?? 0) + 1)
+  }
+
+  /** `limiter`, counting its decisions. */
+  countDecisions(limiter: RateLimiter): RateLimiter {
+    const counts = this.#laporan
+    return {
+      get policy() {
+        return limiter.policy
+      },
+      async take(key) {
+        try {
+          const decision = await limiter.take(key)
+          counts[decision.admitted ? 'admitted' : 'refused'] += 1
+          return decision
+        } catch (error) {
+          if (error instanceof ServiceUnavailableError) counts.unavailable += 1
+          throw error
+        }
+      },
+    }
+  }
+
+  /**
+   * The Prometheus text: this process's metrics, or under `WORKERS` every worker's, summed
+   * (rejects with MetricsUnavailableError when they cannot all be gathered).
+   */
+  async text(): Promise<string> {
+    if (this.#clustered) return clusterMetrics()
+    return Registry.merge([this.registry, this.#process]).metrics()
+  }
+
+  /** What this worker adds to the sum. */
+  async #ownMetrics(): Promise<MetricsJson> {
+    const [own, processOwn] = await Promise.all([
+      this.registry.getMetricsAsJSON(),
+      this.#process.getMetricsAsJSON(),
+    ])
+    // Process metrics carry the worker's pid: each series is one worker's, kept as it is (their
+    // own aggregators would average, or omit the start time).
+    return [...own, ...processOwn.map((metric) => ({ ...metric, aggregator: 'first' as const }))]
+  }
+}
+
+let processRegistry: Registry | undefined
+
+/**
+ * Node's process metrics (`tugas_process_*`, `tugas_nodejs_*`: CPU, memory, heap, event loop
+ * lag, GC), collected once per process. Under `WORKERS` each worker's carry its `pid`.
+ */
+function processMetrics(clustered: boolean): Registry {
+  if (processRegistry === undefined) {
+    processRegistry = new Registry()
+    collectDefaultMetrics({
+      register: processRegistry,
+      prefix: 'tugas_',
+      ...(clustered && { labels: { pid: process.pid } }),
+    })
+  }
+  return processRegistry
+}

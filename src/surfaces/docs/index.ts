@@ -1,0 +1,52 @@
+import fastifySwagger, { type StaticDocumentSpec } from '@fastify/swagger'
+import fastifySwaggerUi from '@fastify/swagger-ui'
+import type { FastifyInstance } from 'fastify'
+
+export interface DocsSurfaceOptions {
+  /** The document `GET /openapi.json` serves: the same object, not a copy. */
+  document: Record<string, unknown>
+}
+
+/**
+ * What the page may load: everything from this origin only, so that neither the UI nor a
+ * "Try it out" request can reach another host (the document's servers are relative: `/v1`, `/`).
+ * `data:` for the images and fonts inlined in swagger-ui.css.
+ */
+const CONTENT_SECURITY_POLICY = {
+  'default-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'img-src': ["'self'", 'data:'],
+  'font-src': ["'self'", 'data:'],
+  'object-src': ["'none'"],
+  'base-uri': ["'self'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'self'"],
+}
+
+/**
+ * `GET /docs`: Swagger UI on the live document, its assets under `/docs/static/`, all from the
+ * installed @fastify/swagger-ui. @fastify/swagger in static mode only hands the document to the
+ * UI (`/docs/json`, `/docs/yaml`): it adds no route, no hook and changes nothing. An encapsulated
+ * plugin, so their decorators and hooks stay inside `/docs`.
+ */
+export async function docsSurface(instance: FastifyInstance, options: DocsSurfaceOptions) {
+  await instance.register(fastifySwagger, {
+    mode: 'static',
+    specification: { document: options.document as unknown as StaticDocumentSpec['document'] },
+  })
+  await instance.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    // The badge would send the document's address to validator.swagger.io.
+    validatorUrl: false,
+    staticCSP: CONTENT_SECURITY_POLICY,
+    theme: { title: 'tugas: API reference' },
+    uiConfig: {
+      // No top bar: its only use is loading another document from any address.
+      layout: 'BaseLayout',
+      validatorUrl: null,
+      // Every tag open, every operation listed (collapsed).
+      docExpansion: 'list',
+      displayRequestDuration: true,
+    },
+  })
+}
