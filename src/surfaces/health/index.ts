@@ -10,6 +10,14 @@ const Readiness = Type.Object({
   }),
 })
 
+/** The readiness check's group in the document. */
+export const HEALTH_TAG = {
+  name: 'Health',
+  description:
+    'Whether this deployment can serve: `GET /health/ready` checks the backing services it is ' +
+    "configured with. Surface B's `GET /api/health` is the liveness answer.",
+}
+
 /**
  * `GET /health/ready` (decisions.md 7): 200 when every configured backing service answers,
  * else 503 naming which does not. `GET /api/health` stays surface B's liveness answer.
@@ -20,6 +28,12 @@ export function readinessRoute(checks: () => Promise<Record<string, boolean>>): 
     path: '/health/ready',
     operationId: 'getReadiness',
     summary: 'Whether every backing service this deployment uses answers now.',
+    description:
+      'Asks each configured backing service (`postgres` with `DATABASE_URL`, `redis` with ' +
+      '`REDIS_URL`) whether it ' +
+      'answers: 200 when all do (also when there is none), otherwise 503 with `Retry-After`, ' +
+      '`checks` naming which does not.',
+    tags: [HEALTH_TAG.name],
     servers: ['/'],
     responses: {
       200: { description: 'Ready: every backing service answers.', schema: Readiness },

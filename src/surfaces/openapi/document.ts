@@ -2,10 +2,19 @@ import type { TSchema } from 'typebox'
 import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 
 export interface DocumentOptions {
-  info: { title: string; version: string; description: string }
+  info: {
+    title: string
+    version: string
+    description: string
+    contact: { name: string; email?: string; url?: string }
+    license: { name: string; identifier: string }
+  }
   servers: { url: string; description?: string }[]
   routes: RouteSpec[]
-  /** Named schemas; wherever a route uses one of these objects, the document says `$ref`. */
+  /**
+   * Named schemas; wherever a route uses one of these objects, the document says `$ref`. Only
+   * those the published operations reach (directly or through another component) are listed.
+   */
   components: Record<string, TSchema>
   /** Security schemes by name; a route's `security` lists the names it accepts (any one). */
   securitySchemes?: Record<string, Json>
@@ -79,7 +88,8 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       summary: route.summary,
       ...(route.description && { description: route.description }),
       ...(route.servers && { servers: route.servers.map((url) => ({ url })) }),
-      ...(route.security && { security: route.security.map((name) => ({ [name]: [] })) }),
+      // No `security` is an open operation: `[]` says so rather than leaving it unstated.
+      security: (route.security ?? []).map((name) => ({ [name]: [] })),
       ...(route.parameters && {
         parameters: route.parameters.map((parameter) => ({
           name: parameter.name,
@@ -111,25 +121,60 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     paths[path] = { ...paths[path], 'x-method-not-allowed': response }
   }
 
+  const unknownPaths =
+    options.unknownPaths &&
+    Object.fromEntries(
+      Object.entries(options.unknownPaths).map(([prefix, response]) => [
+        prefix,
+        responseObject(response),
+      ]),
+    )
+
   return {
     openapi: '3.1.0',
     info: options.info,
     servers: options.servers,
     ...(options.tags && { tags: options.tags }),
     paths,
-    ...(options.unknownPaths && {
-      'x-unknown-paths': Object.fromEntries(
-        Object.entries(options.unknownPaths).map(([prefix, response]) => [
-          prefix,
-          responseObject(response),
-        ]),
-      ),
-    }),
+    ...(unknownPaths && { 'x-unknown-paths': unknownPaths }),
     components: {
-      schemas: Object.fromEntries(
-        Object.entries(options.components).map(([name, schema]) => [name, toJson(schema, schema)]),
+      schemas: usedSchemas(
+        [paths, unknownPaths],
+        Object.fromEntries(
+          Object.entries(options.components).map(([name, schema]) => [
+            name,
+            toJson(schema, schema),
+          ]),
+        ),
       ),
       ...(options.securitySchemes && { securitySchemes: options.securitySchemes }),
     },
   }
+}
+
+const SCHEMA_REF = /^#\/components\/schemas\/(.+)$/
+
+/** The names of the schemas `value` refers to (`$ref`), at any depth. */
+function referencedSchemas(value: unknown, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const item of value) referencedSchemas(item, into)
+  else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      const name =
+        key === '$ref' && typeof item === 'string' ? SCHEMA_REF.exec(item)?.[1] : undefined
+      if (name !== undefined) into.add(name)
+      else referencedSchemas(item, into)
+    }
+  }
+  return into
+}
+
+/**
+ * The components `roots` reach, directly or through other components, in their given order: a
+ * configuration that serves no operation using a schema (the v1 list without versioning) does
+ * not publish it.
+ */
+function usedSchemas(roots: unknown, schemas: Record<string, Json>): Record<string, Json> {
+  const used = referencedSchemas(roots, new Set())
+  for (const name of used) referencedSchemas(schemas[name], used)
+  return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)))
 }

@@ -1,14 +1,18 @@
 import type { Config } from '../../config.js'
 import { E2Body, E2FieldsBody } from '../../http/e2.js'
-import type { RouteSpec } from '../../http/route-spec.js'
+import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
 import { CompactTugas } from '../compact/schemas.js'
+import { HEALTH_TAG } from '../health/index.js'
 import { Dokumen } from '../supporting/documents/schemas.js'
+import { SUPPORTING_TAG } from '../supporting/index.js'
 import { Pesanan } from '../supporting/orders/schemas.js'
 import { Produk, ProdukV1, ProdukV2 } from '../supporting/products/schemas.js'
 import { User } from '../supporting/users/schemas.js'
 import { TODOS_TAG } from '../todos/index.js'
 import { PriorityTodoCreated, Todo } from '../todos/schemas.js'
+import { TUGAS_TAG } from '../tugas/index.js'
+import { errorResponse } from '../tugas/responses.js'
 import { components as tugasComponents } from '../tugas/schemas.js'
 import { openApiDocument } from './document.js'
 
@@ -18,6 +22,31 @@ export interface DocumentedRoutes {
   /** Described at their own paths from the root (`/v2/tugas`, surfaces B, C and D). */
   atRoot: RouteSpec[]
 }
+
+/**
+ * What Node's HTTP parser answers, before any route runs, to a request it refuses (see
+ * `answerClientErrors`): in the generic E1 shape whatever the surface, and the connection is
+ * closed. Every operation can get these; they are listed on those that have no 4xx of their own.
+ */
+const PARSER_REFUSALS: Record<number, ResponseSpec> = {
+  408: errorResponse(
+    'The request was not received within the time limits (headers, whole request); answered ' +
+      'before any route, in the generic E1 shape, and the connection is closed.',
+  ),
+  431: errorResponse(
+    'The request headers are over the size limit; answered before any route, in the generic ' +
+      'E1 shape, and the connection is closed.',
+  ),
+}
+
+const hasClientError = (route: RouteSpec) =>
+  Object.keys(route.responses).some((status) => status.startsWith('4'))
+
+/** The route as published: with the parser's refusals when it answers no 4xx of its own. */
+const withClientErrors = (route: RouteSpec): RouteSpec =>
+  hasClientError(route)
+    ? route
+    : { ...route, responses: { ...route.responses, ...PARSER_REFUSALS } }
 
 /**
  * The service's self-description for the running configuration: surface A under the server
@@ -38,14 +67,18 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
         "reports). A path item's `x-method-not-allowed` is its answer (405, with `Allow`) to a " +
         'method it does not serve; `x-unknown-paths` gives the answer of a path no operation ' +
         'serves below a prefix; any other unknown path or method is 404 `TIDAK_ADA` (surface A). ' +
+        'A request the HTTP parser refuses (headers over the limit: 431; too slow: 408; ' +
+        'malformed: 400) is answered before any route, in the generic E1 shape. ' +
         `This document describes this deployment: ${modes}.`,
+      contact: { name: 'tugas maintainers' },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/v1' }],
-    tags: [COMPACT_TAG, TODOS_TAG],
+    tags: [TUGAS_TAG, COMPACT_TAG, TODOS_TAG, SUPPORTING_TAG, HEALTH_TAG],
     routes: [
       ...routes.atServer,
       ...routes.atRoot.map((route) => ({ ...route, servers: route.servers ?? ['/'] })),
-    ],
+    ].map(withClientErrors),
     unknownPaths: { [COMPACT_PREFIX]: UNKNOWN_PATH },
     components: {
       ...tugasComponents,

@@ -15,7 +15,7 @@ import type { OrderStore } from './orders/store.js'
 import { productRoutes } from './products/routes.js'
 import type { ProductStore } from './products/store.js'
 import { reportRoutes } from './reports/routes.js'
-import { e2 } from './responses.js'
+import { e2, failures } from './responses.js'
 import { userRoutes } from './users/routes.js'
 import type { UserStore } from './users/store.js'
 
@@ -32,6 +32,16 @@ export interface SupportingOptions {
   salesReportFile: string
   /** The wall clock, for the products v1 sunset; injectable for tests. */
   now?: () => Date
+}
+
+/** Surface D's group in the document. */
+export const SUPPORTING_TAG = {
+  name: 'D: supporting',
+  description:
+    'Surface D, at the service root: users, orders (`pesanan`), products (`produk`, with their ' +
+    'versions), documents (`dokumen`), identity and reports (`laporan`). Errors are E2 ' +
+    '`{ "error": { "code", "message", "details"? } }`; a method a known path does not serve is ' +
+    '405 `METHOD_NOT_ALLOWED` with `Allow`.',
 }
 
 /**
@@ -57,7 +67,14 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
       salesReportFile: options.salesReportFile,
     }),
   ]
-  return routes.map((route) => ({ ...route, servers: ['/'], otherMethods: notServed }))
+  return routes.map((route) => ({
+    ...route,
+    tags: [SUPPORTING_TAG.name],
+    // Whatever a handler throws unexpectedly (a store failing) is the generic E2 500.
+    responses: { ...route.responses, 500: route.responses[500] ?? failures.internal },
+    servers: ['/'],
+    otherMethods: notServed,
+  }))
 }
 
 const notServed = otherMethods(

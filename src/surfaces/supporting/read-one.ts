@@ -11,6 +11,8 @@ export interface ReadOneOptions<T> {
   operationId: string
   /** The resource's name in messages and descriptions: `user` gives "user 7 not found". */
   what: string
+  /** The published description; by default, the order of the id checks. */
+  description?: string
   /** The 200 body's schema. */
   schema: TSchema
   find(id: number): Promise<T | undefined>
@@ -27,6 +29,9 @@ export function readOne<T>(options: ReadOneOptions<T>): RouteSpec {
     path: options.path,
     operationId: options.operationId,
     summary: `Read one ${what}.`,
+    description:
+      options.description ??
+      `The ${what} with this id: an id that is not an integer is 400 (\`INVALID_ID\`), one no ${what} has 404 (\`NOT_FOUND\`).`,
     parameters: [idParameter(name)],
     responses: {
       200: { description: `The ${what}.`, schema: options.schema },

@@ -14,6 +14,19 @@ export interface TugasOptions {
   versioning: TugasVersioning
 }
 
+/** Surface A's group in the document: every task operation, the versioned lists included. */
+export const TUGAS_TAG = {
+  name: 'A: tasks',
+  description:
+    'Surface A (`/v1`, also served without the prefix): tasks `{ id, title, status }` and their ' +
+    'comments, with the task list in the form `TUGAS_VERSIONING` chooses and its version 2 at ' +
+    '`/v2/tugas`. Every error is E1 `{ "error": { "kode", "pesan" } }`; any path or method ' +
+    'no surface serves is 404 `TIDAK_ADA`.',
+}
+
+const tagged = (routes: RouteSpec[]): RouteSpec[] =>
+  routes.map((route) => ({ ...route, tags: [TUGAS_TAG.name] }))
+
 /** What surface A serves: the routes at each base, and which of them the document describes. */
 export interface TugasRouteTable {
   /** Routes by the prefix they are served under. */
@@ -54,8 +67,8 @@ export function tugasRouteTable({
       { base: '', routes: [...tugasRoutes({ store, base: '', list: listAt('') }), ...v2] },
       { base: '/v1', routes: atV1 },
     ],
-    documented: atV1,
-    documentedAtRoot: v2,
+    documented: tagged(atV1),
+    documentedAtRoot: tagged(v2),
   }
 }
 

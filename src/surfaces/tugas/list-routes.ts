@@ -91,6 +91,10 @@ export function part1List(store: TugasStore, batasDefault: number): RouteSpec {
     path: '/tugas',
     operationId: 'listTugas',
     summary: 'List tasks: a flat array, or a page envelope when any list parameter is present.',
+    description:
+      'Without `halaman`, `batas`, `status` or `urut`: every task, as a flat array. ' +
+      'With any of them: one page `{ data, meta }`; a parameter out of its rules is 422, every ' +
+      'violation reported together.',
     parameters: pageParameters(batasDefault),
     responses: {
       200: {
@@ -119,6 +123,9 @@ export function v1List(store: TugasStore): RouteSpec {
     path: '/tugas',
     operationId: 'listTugasV1',
     summary: 'List tasks, version 1: every task as `{ id, nama }`.',
+    description:
+      'Served at `/v1/tugas` only (`TUGAS_VERSIONING=path`): every task, its ' +
+      'title as `nama`; query parameters are ignored.',
     responses: { 200: v1Response, 500: internal },
     async handler(request, reply) {
       markApiVersion(request, 'tugas v1')
@@ -134,6 +141,9 @@ export function v2List(store: TugasStore): RouteSpec {
     path: '/v2/tugas',
     operationId: 'listTugasV2',
     summary: `List tasks, version 2: a page envelope (\`batas\` ${V2_BATAS_DEFAULT} by default).`,
+    description:
+      'One page `{ data, meta }` in every versioning mode, whatever `TUGAS_BATAS_DEFAULT` says; ' +
+      'a parameter out of its rules is 422, every violation reported together.',
     parameters: pageParameters(V2_BATAS_DEFAULT),
     responses: { 200: v2Response, 422: invalid, 500: internal },
     async handler(request, reply) {

@@ -54,6 +54,10 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas',
       operationId: 'createTugas',
       summary: 'Create a task.',
+      description:
+        '`title` is trimmed, then must be 3 to 80 characters; `status` is `belum` (the default) ' +
+        'or `selesai`. Checks in order: the body reader (415, 413, 400), then every rule that ' +
+        'is broken, reported together (422).',
       body: { schema: TugasBaru, description: 'The new task.' },
       responses: {
         201: {
@@ -76,6 +80,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}',
       operationId: 'getTugas',
       summary: 'Read one task.',
+      description: 'The task with this id; an id no task has is 404 (`TIDAK_ADA`).',
       parameters: [idParameter('id', 'Task id.')],
       responses: { 200: { description: 'The task.', schema: Tugas }, 404: notFound, 500: internal },
       async handler(request) {
@@ -88,6 +93,9 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}',
       operationId: 'replaceTugas',
       summary: 'Replace a task; `status` left out is reset to `belum`.',
+      description:
+        'The body follows the create rules. Checks in order: the body reader (415, 413, 400), ' +
+        'the rules (422), then existence (404).',
       parameters: [idParameter('id', 'Task id.')],
       body: { schema: TugasBaru, description: 'The full representation.' },
       responses: {
@@ -110,6 +118,9 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}',
       operationId: 'updateTugas',
       summary: 'Change some fields of a task; `{}` changes nothing.',
+      description:
+        'Each field sent follows the create rules; fields left out keep their value. Checks in ' +
+        'order: the body reader (415, 413, 400), the rules (422), then existence (404).',
       parameters: [idParameter('id', 'Task id.')],
       body: { schema: TugasPatch, description: 'Any subset of `title` and `status`.' },
       responses: {
@@ -131,6 +142,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}',
       operationId: 'deleteTugas',
       summary: 'Delete a task and its comments.',
+      description: 'Answers 204 with an empty body; an unknown task is 404, also on a repeat.',
       parameters: [idParameter('id', 'Task id.')],
       responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, 500: internal },
       async handler(request, reply) {
@@ -144,6 +156,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}/komentar',
       operationId: 'listKomentar',
       summary: "List a task's comments (an empty array when it has none).",
+      description: 'Every comment of the task, oldest first; an unknown task is 404.',
       parameters: [idParameter('id', 'Task id.')],
       responses: {
         200: { description: 'The comments, oldest first.', schema: Type.Array(Komentar) },
@@ -160,6 +173,9 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}/komentar',
       operationId: 'createKomentar',
       summary: 'Comment on a task.',
+      description:
+        '`isi` is trimmed, then must be 1 to 500 characters. Checks in order: the body reader ' +
+        '(415, 413, 400), the rules (422), then existence of the task (404).',
       parameters: [idParameter('id', 'Task id.')],
       body: { schema: KomentarBaru, description: 'The comment.' },
       responses: {
@@ -188,6 +204,9 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       path: '/tugas/{id}/komentar/{kid}',
       operationId: 'getKomentar',
       summary: 'Read one comment of a task.',
+      description:
+        'The comment with id `kid` of the task `id`; 404 when the task, or that comment of it, ' +
+        'does not exist (the message says which).',
       parameters: [idParameter('id', 'Task id.'), idParameter('kid', 'Comment id.')],
       responses: {
         200: { description: 'The comment.', schema: Komentar },

@@ -22,11 +22,13 @@ const TEXT = 'text/plain'
 type Operations = Record<string, Record<string, string[]>>
 
 const STORE = { 500: [JSON_MEDIA], 503: [JSON_MEDIA] }
+/** The HTTP parser's refusals (E1 JSON), listed on an operation with no 4xx of its own. */
+const PARSER = { 408: [JSON_MEDIA], 431: [JSON_MEDIA] }
 const BODY_READER = { 400: [JSON_MEDIA, TEXT], 413: [TEXT], 415: [TEXT], 422: [TEXT] }
 
 const SURFACE_B: Operations = {
-  'GET /api/health': { 200: [JSON_MEDIA] },
-  'GET /api/tugas': { 200: [JSON_MEDIA], ...STORE },
+  'GET /api/health': { 200: [JSON_MEDIA], ...PARSER },
+  'GET /api/tugas': { 200: [JSON_MEDIA], ...PARSER, ...STORE },
   'POST /api/tugas': { 201: [JSON_MEDIA], ...BODY_READER, ...STORE },
   'GET /api/tugas/{id}': { 200: [JSON_MEDIA], 400: [JSON_MEDIA], 404: [JSON_MEDIA], ...STORE },
   'PUT /api/tugas/{id}': { 200: [JSON_MEDIA], ...BODY_READER, 404: [JSON_MEDIA], ...STORE },
@@ -34,7 +36,7 @@ const SURFACE_B: Operations = {
 }
 
 const C_SHARED: Operations = {
-  'GET /todos': { 200: [JSON_MEDIA], ...STORE },
+  'GET /todos': { 200: [JSON_MEDIA], ...PARSER, ...STORE },
   'GET /todos/{id}': { 200: [JSON_MEDIA], 400: [JSON_MEDIA], 404: [JSON_MEDIA], ...STORE },
   'PUT /todos/{id}': {
     200: [JSON_MEDIA],
@@ -152,7 +154,7 @@ for (const variant of ['basic', 'priority'] as const) {
 
     test('each operation has its surface tag, a summary, a description, and an example body', () => {
       const tags = (document.tags as Json[]).map((tag) => tag.name)
-      assert.deepEqual(tags, [B_TAG, C_TAG])
+      assert.deepEqual(tags, ['A: tasks', B_TAG, C_TAG, 'D: supporting', 'Health'])
       for (const tag of document.tags as Json[]) assert.equal(typeof tag.description, 'string')
       for (const key of Object.keys(expected)) {
         const op = operation(document, key)

@@ -34,6 +34,9 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
       path: '/dokumen',
       operationId: 'listDokumen',
       summary: 'Documents: an admin sees all, a user only their own.',
+      description:
+        'A Bearer token or an `X-API-Key` is required (401 without a known one); the role ' +
+        'policy then admits the caller (403). The list is in `data`.',
       responses: { 200: { description: 'The documents.', schema: DokumenList } },
       async handler(request) {
         const identity = identityOf(request)
@@ -45,6 +48,9 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
       path: '/dokumen/{id}',
       operationId: 'getDokumen',
       what: 'document',
+      description:
+        'Checks in order: the credential (401), the role policy (403), the id (400), existence ' +
+        '(404), then ownership: a user may read only their own documents (403).',
       schema: DokumenEnvelope,
       find: (id) => store.get(id),
       // Ownership comes last, after existence (Part 2's order of checks).
@@ -58,6 +64,9 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
       path: '/dokumen/{id}',
       operationId: 'deleteDokumen',
       summary: 'Delete a document (admin only).',
+      description:
+        'Checks in order: the credential (401), the role policy, admins only (403), the id ' +
+        '(400), then existence (404). Answers 204 with an empty body.',
       parameters: [idParameter('Document')],
       responses: {
         204: { description: 'Deleted; empty body.' },

@@ -12,12 +12,18 @@ const Profil = Type.Object({
 
 /** `/profil` (any role) and `/panel-admin` (admin only, by the role policy): who is calling. */
 export function identityRoutes({ credentials }: { credentials: CredentialStore }): RouteSpec[] {
-  const whoAmI = (path: string, operationId: string, summary: string): RouteSpec =>
+  const whoAmI = (
+    path: string,
+    operationId: string,
+    summary: string,
+    description: string,
+  ): RouteSpec =>
     credentialed(credentials, {
       method: 'GET',
       path,
       operationId,
       summary,
+      description,
       responses: { 200: { description: 'The caller.', schema: Profil } },
       async handler(request) {
         const { nama, peran } = identityOf(request)
@@ -25,7 +31,18 @@ export function identityRoutes({ credentials }: { credentials: CredentialStore }
       },
     })
   return [
-    whoAmI('/profil', 'getProfil', "The caller's name and role."),
-    whoAmI('/panel-admin', 'getPanelAdmin', 'The admin panel: admins only.'),
+    whoAmI(
+      '/profil',
+      'getProfil',
+      "The caller's name and role.",
+      'Any role: the `nama` and `peran` of the credential sent (401 without a known one).',
+    ),
+    whoAmI(
+      '/panel-admin',
+      'getPanelAdmin',
+      'The admin panel: admins only.',
+      'The `nama` and `peran` of the caller: 401 without a known credential, 403 for a role ' +
+        'other than `admin`.',
+    ),
   ]
 }

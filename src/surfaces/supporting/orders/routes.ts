@@ -20,6 +20,9 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
       path: '/pesanan',
       operationId: 'createPesanan',
       summary: 'Place an order; it starts `MENUNGGU`.',
+      description:
+        'Checks in order: the Content-Type (415), the body reader (413, 400), then the fields ' +
+        '(400 `VALIDATION_ERROR`, each broken rule in `details`).',
       body: { schema: PesananBaru, description: 'The new order.' },
       onRequest: [requireJsonContentType(supportingErrors)],
       responses: {
@@ -48,6 +51,9 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
       path: '/pesanan/{id}/bayar',
       operationId: 'payPesanan',
       summary: 'Pay an order: `MENUNGGU` becomes `LUNAS`, once.',
+      description:
+        'Takes no body. Checks in order: the id (400), existence (404), then whether the order ' +
+        'is already paid (409, nothing changes).',
       parameters: [idParameter('Order')],
       responses: {
         200: { description: 'Paid; the order is `LUNAS`.', schema: PesananEnvelope },

@@ -130,6 +130,9 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
           path: '/produk',
           operationId: 'listProduk',
           summary: 'Every product, as a flat array.',
+          description:
+            'Unversioned (`PRODUK_VERSIONING=none`): every product with all its fields; ' +
+            '`/v1/produk` and `/v2/produk` give the versioned forms.',
           responses: { 200: { description: 'The products.', schema: Type.Array(Produk) } },
           async handler(request) {
             markApiVersion(request, 'produk unversioned')
@@ -151,6 +154,9 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
       path: '/v1/produk',
       operationId: 'listProdukV1',
       summary: 'Products, version 1 (deprecated, see `Sunset`): `[{ id, nama }]`.',
+      description:
+        'Until the sunset: every product as `{ id, nama }`, with `Sunset`, `Deprecation` and ' +
+        '`Link` to its successor. From the sunset on: 410 `VERSION_RETIRED`, same headers.',
       responses: { 200: v1Response, 410: gone },
       handler: sendV1,
     },
@@ -159,6 +165,9 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
       path: '/v2/produk',
       operationId: 'listProdukV2',
       summary: 'Products, version 2: `{ data: [{ id, nama, harga }], meta: { versi, jumlah } }`.',
+      description:
+        'Every product with its price in `data`; `meta.versi` is `"2"` and `meta.jumlah` counts ' +
+        'the products.',
       responses: { 200: v2Response },
       handler: sendV2,
     },

@@ -48,6 +48,10 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
       path: '/laporan',
       operationId: 'getLaporan',
       summary: 'A report; `X-API-Key` only, rate-limited per key by a token bucket.',
+      description:
+        'Checks in order: the `X-API-Key` (401; a Bearer token is not accepted here), the role ' +
+        "policy (403), then a token of the key's bucket (429 with `Retry-After` when none is " +
+        'left). Admitted answers carry `RateLimit` and `RateLimit-Policy`.',
       responses: {
         200: { description: 'The report.', schema: Report, headers: rateLimitHeaderDocs },
         429: {
@@ -77,6 +81,9 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
     path: '/laporan-penjualan',
     operationId: 'getLaporanPenjualan',
     summary: 'The sales report: the text of the configured file.',
+    description:
+      'The whole text of `LAPORAN_PENJUALAN_FILE` in `data`, read on each request; a file that ' +
+      'cannot be read is the generic 500, its cause in the log only.',
     responses: {
       200: { description: 'The file text.', schema: Report },
       500: failures.internal,

@@ -30,6 +30,9 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
       path: '/users',
       operationId: 'listUsers',
       summary: 'List users; `meta.page` is always 1.',
+      description:
+        'Every registered user in `data`, never their password; `meta.total` counts them. The ' +
+        'list is one page whatever the query.',
       responses: { 200: { description: 'Every user.', schema: UserList } },
       async handler() {
         const data = await store.list()
@@ -41,6 +44,10 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
       path: '/users',
       operationId: 'createUser',
       summary: 'Register a user; the password is kept only as a salted scrypt hash.',
+      description:
+        'Checks in order: the Content-Type (415), the body reader (413, 400), the fields (400 ' +
+        '`VALIDATION_ERROR`, each broken rule in `details`), then the email, unique in any ' +
+        'letter case (409). The answer never contains the password.',
       body: { schema: NewUser, description: 'The new user.' },
       onRequest: [requireJsonContentType(supportingErrors)],
       responses: {
