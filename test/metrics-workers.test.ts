@@ -6,14 +6,13 @@ import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as pause } from 'node:timers/promises'
 import { type Metrics, parseMetrics, sampleOf, samplesOf } from './metrics-text.js'
 import { skipWithoutPostgres } from './postgres.js'
 import { listening, send, startTwoWorkers } from './processes.js'
 import { skipWithoutRedis } from './redis.js'
 
 type Line = Record<string, unknown>
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const skip = (await skipWithoutPostgres()) || (await skipWithoutRedis())
 

@@ -8,13 +8,12 @@ import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as pause } from 'node:timers/promises'
 import { skipWithoutPostgres } from './postgres.js'
 import { exitOf, listening, logged, npmStart, send, startTwoWorkers } from './processes.js'
 import { REDIS_URL, skipWithoutRedis } from './redis.js'
 
 type Line = Record<string, unknown>
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const skip = (await skipWithoutPostgres()) || (await skipWithoutRedis())
 
