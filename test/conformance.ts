@@ -280,13 +280,52 @@ export function conformanceChecker(
   }
 }
 
-/** The path prefixes of a `servers` list, as segments (`/v1` is `['v1']`, `/` is `[]`). */
+/**
+ * The path prefixes of a `servers` list, as segments (`/v1` and `{origin}/v1` are `['v1']`, `/`
+ * and `{origin}` are `[]`).
+ */
 function prefixesOf(servers: unknown): string[][] | undefined {
   if (!Array.isArray(servers)) return undefined
   return servers
-    .map((server) => child(server, 'url'))
-    .filter((url): url is string => typeof url === 'string' && url.startsWith('/'))
-    .map((url) => url.split('/').filter((segment) => segment !== ''))
+    .map(serverPath)
+    .filter((path) => path !== undefined)
+    .map((path) => path.split('/').filter((segment) => segment !== ''))
+}
+
+/**
+ * A `servers` list as text, to compare in one assertion: each URL followed by the defaults of
+ * its variables (`{origin}/v1 origin=http://localhost`). Undefined when it is not a list.
+ */
+export function serversAsText(servers: unknown): string[] | undefined {
+  if (!Array.isArray(servers)) return undefined
+  return servers.map((server) => {
+    const variables = child(server, 'variables')
+    const defaults = isObject(variables)
+      ? Object.keys(variables).map((name) => `${name}=${child(variables[name], 'default')}`)
+      : []
+    return [String(child(server, 'url')), ...defaults].join(' ')
+  })
+}
+
+/**
+ * The path of a Server Object's URL, its variables at their defaults (`{origin}/v1` with the
+ * default `http://localhost` is `/v1`; `/v1` is `/v1`); undefined for a server that is neither
+ * absolute nor from the root once expanded.
+ */
+export function serverPath(server: unknown): string | undefined {
+  const url = child(server, 'url')
+  if (typeof url !== 'string') return undefined
+  const variables = child(server, 'variables')
+  const expanded = url.replace(/\{([^}]+)\}/g, (variable, name: string) => {
+    const value = child(child(variables, name), 'default')
+    return typeof value === 'string' ? value : variable
+  })
+  if (expanded.startsWith('/')) return expanded
+  try {
+    return new URL(expanded).pathname
+  } catch {
+    return undefined
+  }
 }
 
 /**

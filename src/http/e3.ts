@@ -25,7 +25,7 @@ export function frameworkText(shape: ErrorShape, failure: FrameworkFailure): str
 
 /**
  * The failures of a route that uses a store, in `shape`: 500 for an unexpected one, 503 with
- * `Retry-After` while the database cannot be reached (decisions.md 7). `answer` publishes the
+ * `Retry-After` while a backing service cannot be reached (decisions.md 7). `answer` publishes the
  * error `shape` gives, under a description (E3 by default).
  */
 export function storeFailures(
@@ -40,7 +40,8 @@ export function storeFailures(
     ),
     503: {
       ...answer(
-        'The database (`DATABASE_URL`) cannot be reached; nothing was done, try again',
+        'A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with ' +
+          '`REDIS_URL`) cannot be reached; nothing was done, try again',
         shape.fromFramework({ kind: 'unavailable' }),
       ),
       headers: {

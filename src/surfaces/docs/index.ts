@@ -1,6 +1,7 @@
 import fastifySwagger, { type StaticDocumentSpec } from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { requestOrigin, withOrigin } from '../openapi/origin.js'
 
 export interface DocsSurfaceOptions {
   /** The document `GET /openapi.json` serves: the same object, not a copy. */
@@ -9,7 +10,8 @@ export interface DocsSurfaceOptions {
 
 /**
  * What the page may load: everything from this origin only, so that neither the UI nor a
- * "Try it out" request can reach another host (the document's servers are relative: `/v1`, `/`).
+ * "Try it out" request can reach another host (the document's servers start with the variable
+ * `origin`, whose default is the origin the page fetched the document from).
  * `data:` for the images and fonts inlined in swagger-ui.css.
  */
 const CONTENT_SECURITY_POLICY = {
@@ -36,6 +38,9 @@ export async function docsSurface(instance: FastifyInstance, options: DocsSurfac
   })
   await instance.register(fastifySwaggerUi, {
     routePrefix: '/docs',
+    // The document as GET /openapi.json serves it to the same request: `origin` is the page's.
+    transformSpecificationClone: false,
+    transformSpecification: (document, request) => withOrigin(document, requestOrigin(request)),
     // The badge would send the document's address to validator.swagger.io.
     validatorUrl: false,
     staticCSP: CONTENT_SECURITY_POLICY,

@@ -9,7 +9,15 @@ export interface DocumentOptions {
     contact: { name: string; email?: string; url?: string }
     license: { name: string; identifier: string }
   }
+  /** Where the operations without their own `servers` are: paths from the service's root. */
   servers: { url: string; description?: string }[]
+  /**
+   * With it, every server URL (the document's, and a route's own `servers`: paths from the
+   * service's root such as `/v1` and `/`) is published as `{<name>}<path>` (`{origin}/v1`,
+   * `{origin}`) with this variable: the service's origin, set once by a client for every
+   * operation. Without it, the paths are the URLs (relative to where the document is served).
+   */
+  origin?: { name: string; default: string; description: string }
   routes: RouteSpec[]
   /**
    * Named schemas; wherever a route uses one of these objects, the document says `$ref`. Only
@@ -73,6 +81,19 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     }
   }
 
+  /** The Server Object of the path `url` from the service's root (`/v1`, `/`). */
+  const serverObject = (url: string, description?: string): Json => {
+    const described: Record<string, Json> = description === undefined ? {} : { description }
+    if (options.origin === undefined) return { url, ...described }
+    const { name, ...variable } = options.origin
+    // No trailing slash: the operation's path, which starts with one, is appended to the URL.
+    return {
+      url: `{${name}}${url.replace(/\/+$/, '')}`,
+      ...described,
+      variables: { [name]: variable },
+    }
+  }
+
   const paths: Record<string, Record<string, Json>> = {}
   const notAllowed = new Map<string, Json>()
   for (const route of options.routes) {
@@ -87,7 +108,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       operationId: route.operationId,
       summary: route.summary,
       ...(route.description && { description: route.description }),
-      ...(route.servers && { servers: route.servers.map((url) => ({ url })) }),
+      ...(route.servers && { servers: route.servers.map((url) => serverObject(url)) }),
       // No `security` is an open operation: `[]` says so rather than leaving it unstated.
       security: (route.security ?? []).map((name) => ({ [name]: [] })),
       ...(route.parameters && {
@@ -133,7 +154,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
   return {
     openapi: '3.1.0',
     info: options.info,
-    servers: options.servers,
+    servers: options.servers.map(({ url, description }) => serverObject(url, description)),
     ...(options.tags && { tags: options.tags }),
     paths,
     ...(unknownPaths && { 'x-unknown-paths': unknownPaths }),

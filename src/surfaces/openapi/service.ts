@@ -15,6 +15,7 @@ import { TUGAS_TAG } from '../tugas/index.js'
 import { errorResponse } from '../tugas/responses.js'
 import { components as tugasComponents } from '../tugas/schemas.js'
 import { openApiDocument } from './document.js'
+import { DEFAULT_ORIGIN, ORIGIN_VARIABLE } from './origin.js'
 
 export interface DocumentedRoutes {
   /** Described relative to the server prefix `/v1` (surface A). */
@@ -50,9 +51,13 @@ const withClientErrors = (route: RouteSpec): RouteSpec =>
 
 /**
  * The service's self-description for the running configuration: surface A under the server
- * prefix `/v1` (Part 2), and every operation served outside it (the v2 task list, surfaces B and
- * C, surface D with the product versions) with its own `servers`. Only what this configuration
- * serves is listed, each with the responses it can give.
+ * prefix `/v1` (Part 2: the server `{origin}/v1`), and every operation served outside it (the v2
+ * task list, surfaces B and C, surface D with the product versions) with its own `servers`
+ * (`{origin}`). Every server URL starts with the variable `origin`, the service's address, so
+ * that tools which need an absolute URL (Postman's importer, openapi-to-postmanv2) resolve every
+ * operation from that one variable; its default is set, as the document is served, to the origin
+ * the request was sent to (`withOrigin`). Only what this configuration serves is listed, each
+ * with the responses it can give.
  */
 export function serviceDocument(config: Config, routes: DocumentedRoutes) {
   const modes = `TUGAS_VERSIONING=${config.tugasVersioning}, PRODUK_VERSIONING=${config.produkVersioning}, USERS_VARIANT=${config.usersVariant}, TODOS_VARIANT=${config.todosVariant}`
@@ -69,11 +74,22 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
         'serves below a prefix; any other unknown path or method is 404 `TIDAK_ADA` (surface A). ' +
         'A request the HTTP parser refuses (headers over the limit: 431; too slow: 408; ' +
         'malformed: 400) is answered before any route, in the generic E1 shape. ' +
+        'Every server URL starts with the variable `origin`, the scheme, host and port of ' +
+        'the service (by default where this document was fetched from): setting it once ' +
+        'points every operation at a deployment. ' +
         `This document describes this deployment: ${modes}.`,
       contact: { name: 'tugas maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: '/v1' }],
+    servers: [{ url: '/v1', description: 'Surface A, under the version prefix `/v1`.' }],
+    origin: {
+      name: ORIGIN_VARIABLE,
+      default: DEFAULT_ORIGIN,
+      description:
+        'The scheme, host and port of the service, without a trailing slash ' +
+        '(`http://127.0.0.1:8080`). As served, its default is the origin this document was ' +
+        'fetched from.',
+    },
     tags: [TUGAS_TAG, COMPACT_TAG, TODOS_TAG, SUPPORTING_TAG, HEALTH_TAG],
     routes: [
       ...routes.atServer,

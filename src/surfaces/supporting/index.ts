@@ -70,8 +70,10 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
   return routes.map((route) => ({
     ...route,
     tags: [SUPPORTING_TAG.name],
-    // Whatever a handler throws unexpectedly (a store failing) is the generic E2 500.
-    responses: { ...route.responses, 500: route.responses[500] ?? failures.internal },
+    // Every operation reads a store, credentials included, except those that declare their own
+    // 500 (the sales report reads a file): a store failing is the generic E2 500, or 503 while
+    // its service (PostgreSQL, or Redis for the /laporan buckets) cannot be reached.
+    responses: route.responses[500] ? route.responses : { ...failures.store, ...route.responses },
     servers: ['/'],
     otherMethods: notServed,
   }))

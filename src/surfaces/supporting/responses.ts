@@ -1,6 +1,8 @@
 import { Type } from 'typebox'
 import { E2Body } from '../../http/e2.js'
+import { storeFailures } from '../../http/e3.js'
 import type { ParameterSpec, ResponseSpec } from '../../http/route-spec.js'
+import { supportingErrors } from './errors.js'
 
 /** The documented failures of surface D routes, all in the E2 shape. */
 export const e2 = (description: string): ResponseSpec => ({ description, schema: E2Body })
@@ -25,7 +27,10 @@ export const failures = {
     },
   } satisfies ResponseSpec,
   forbidden: e2('The role may not call this endpoint, or the document is not yours (`FORBIDDEN`).'),
-  internal: e2('Unexpected failure (`INTERNAL_ERROR`), generic message.'),
+  /** A route that reads a store (credentials included): 500 when it fails, 503 while away. */
+  store: storeFailures(supportingErrors, (description, { code }) =>
+    e2(`${description} (\`${code}\`).`),
+  ),
 }
 
 /** A surface D `{id}`: any segment matches the route; one that is not an integer is 400. */

@@ -10,7 +10,7 @@ import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-sp
 import { sendWith } from '../../http/route-spec.js'
 import { invalidQuery } from './errors.js'
 import { checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
-import { errorResponse, internal, invalid } from './responses.js'
+import { errorResponse, invalid, storeErrors } from './responses.js'
 import { BATAS_MAX, TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
 import type { TugasStore } from './store.js'
 
@@ -102,7 +102,7 @@ export function part1List(store: TugasStore, batasDefault: number): RouteSpec {
         schema: Type.Union([TugasList, TugasPage]),
       },
       422: invalid,
-      500: internal,
+      ...storeErrors,
     },
     async handler(request, reply) {
       markApiVersion(request, 'tugas unversioned')
@@ -126,7 +126,7 @@ export function v1List(store: TugasStore): RouteSpec {
     description:
       'Served at `/v1/tugas` only (`TUGAS_VERSIONING=path`): every task, its ' +
       'title as `nama`; query parameters are ignored.',
-    responses: { 200: v1Response, 500: internal },
+    responses: { 200: v1Response, ...storeErrors },
     async handler(request, reply) {
       markApiVersion(request, 'tugas v1')
       return sendV1(store, reply)
@@ -145,7 +145,7 @@ export function v2List(store: TugasStore): RouteSpec {
       'One page `{ data, meta }` in every versioning mode, whatever `TUGAS_BATAS_DEFAULT` says; ' +
       'a parameter out of its rules is 422, every violation reported together.',
     parameters: pageParameters(V2_BATAS_DEFAULT),
-    responses: { 200: v2Response, 422: invalid, 500: internal },
+    responses: { 200: v2Response, 422: invalid, ...storeErrors },
     async handler(request, reply) {
       markApiVersion(request, 'tugas v2')
       return sendPage(store, request, reply, V2_BATAS_DEFAULT)
@@ -210,7 +210,7 @@ export function acceptList(store: TugasStore): RouteSpec {
       },
       406: errorResponse('`Accept` names no JSON type (`FORMAT_TIDAK_DUKUNG`).'),
       422: invalid,
-      500: internal,
+      ...storeErrors,
     },
     async handler(request, reply) {
       reply.header('vary', 'Accept')

@@ -1,5 +1,7 @@
 // The documented responses of surface A's routes: every failure is an E1 body.
+import { storeFailures } from '../../http/e3.js'
 import type { ResponseSpec } from '../../http/route-spec.js'
+import { e1 } from './errors.js'
 import { ErrorBody } from './schemas.js'
 
 export const errorResponse = (description: string): ResponseSpec => ({
@@ -13,5 +15,8 @@ export const invalid = errorResponse(
 )
 const tooLarge = errorResponse('Body over 1 MiB (`BODY_TERLALU_BESAR`).')
 const mediaType = errorResponse('Body not sent as JSON (`MEDIA_TIDAK_DUKUNG`).')
-export const internal = errorResponse('Unexpected failure (`KESALAHAN_INTERNAL`), generic message.')
+/** Every route reads or writes the store: 500 when it fails, 503 while its service is away. */
+export const storeErrors = storeFailures(e1, (description, { code }) =>
+  errorResponse(`${description} (\`${code}\`).`),
+)
 export const bodyErrors = { 400: malformed, 413: tooLarge, 415: mediaType, 422: invalid }

@@ -4,7 +4,7 @@ import { orThrow } from '../../http/errors.js'
 import { atId, idOf, type PathId } from '../../http/path-id.js'
 import { locationHeader, type ParameterSpec, type RouteSpec } from '../../http/route-spec.js'
 import { commentNotFound, invalidBody, notFoundEndpoint, taskNotFound } from './errors.js'
-import { bodyErrors, errorResponse, internal, notFound } from './responses.js'
+import { bodyErrors, errorResponse, notFound, storeErrors } from './responses.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
 import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
 import type { TugasStore } from './store.js'
@@ -66,7 +66,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           headers: locationHeader('Path of the new task, `/tugas/<id>`.'),
         },
         ...bodyErrors,
-        500: internal,
+        ...storeErrors,
       },
       async handler(request, reply) {
         const checked = checkTugas(request.body)
@@ -82,7 +82,11 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       summary: 'Read one task.',
       description: 'The task with this id; an id no task has is 404 (`TIDAK_ADA`).',
       parameters: [idParameter('id', 'Task id.')],
-      responses: { 200: { description: 'The task.', schema: Tugas }, 404: notFound, 500: internal },
+      responses: {
+        200: { description: 'The task.', schema: Tugas },
+        404: notFound,
+        ...storeErrors,
+      },
       async handler(request) {
         const { id, raw } = taskId(request)
         return orTaskNotFound(await atId(id, (known) => store.get(known)), raw)
@@ -102,7 +106,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         200: { description: 'The replaced task.', schema: Tugas },
         ...bodyErrors,
         404: notFound,
-        500: internal,
+        ...storeErrors,
       },
       async handler(request) {
         // Order: malformed JSON (the body reader), then rules, then existence.
@@ -127,7 +131,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         200: { description: 'The task after the change.', schema: Tugas },
         ...bodyErrors,
         404: notFound,
-        500: internal,
+        ...storeErrors,
       },
       async handler(request) {
         const checked = checkTugasPatch(request.body)
@@ -144,7 +148,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       summary: 'Delete a task and its comments.',
       description: 'Answers 204 with an empty body; an unknown task is 404, also on a repeat.',
       parameters: [idParameter('id', 'Task id.')],
-      responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, 500: internal },
+      responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, ...storeErrors },
       async handler(request, reply) {
         const { id, raw } = taskId(request)
         if (!(await atId(id, (known) => store.delete(known)))) throw taskNotFound(raw)
@@ -161,7 +165,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       responses: {
         200: { description: 'The comments, oldest first.', schema: Type.Array(Komentar) },
         404: notFound,
-        500: internal,
+        ...storeErrors,
       },
       async handler(request) {
         const { id, raw } = taskId(request)
@@ -186,7 +190,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         },
         ...bodyErrors,
         404: notFound,
-        500: internal,
+        ...storeErrors,
       },
       async handler(request, reply) {
         const checked = checkKomentar(request.body)
@@ -211,7 +215,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       responses: {
         200: { description: 'The comment.', schema: Komentar },
         404: errorResponse('Task or comment not found (`TIDAK_ADA`).'),
-        500: internal,
+        ...storeErrors,
       },
       async handler(request) {
         const { id, raw } = taskId(request)

@@ -8,7 +8,12 @@ import { after, before, describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { FastifyInstance } from 'fastify'
 import type { ProdukVersioning, TugasVersioning, UsersVariant } from '../../../src/config.js'
-import { conformanceChecker, type SeenResponse } from '../../conformance.js'
+import {
+  conformanceChecker,
+  type SeenResponse,
+  serverPath,
+  serversAsText,
+} from '../../conformance.js'
 import { call, json, testApp } from '../../helpers.js'
 
 type Json = Record<string, unknown>
@@ -173,8 +178,8 @@ for (const combo of COMBOS) {
       assert.equal(document.openapi, '3.1.0')
       assert.ok(Array.isArray(document.servers), 'servers is not an array')
       assert.ok(
-        document.servers.some((server) => object(server, 'a server').url === '/v1'),
-        `no server /v1: ${JSON.stringify(document.servers)}`,
+        document.servers.some((server) => object(server, 'a server').url === '{origin}/v1'),
+        `no server {origin}/v1: ${JSON.stringify(document.servers)}`,
       )
     })
 
@@ -190,7 +195,9 @@ for (const combo of COMBOS) {
         for (const key of EXPECTED_OPERATIONS) {
           const [method = '', path = ''] = key.split(' ')
           const servers = (operation(document, method, path).servers ?? document.servers) as Json[]
-          const prefix = String(object(servers[0], `${key} server`).url).replace(/\/$/, '')
+          const served = serverPath(object(servers[0], `${key} server`))
+          assert.ok(served !== undefined, `${key}: ${JSON.stringify(servers[0])} has no path`)
+          const prefix = served.replace(/\/$/, '')
           const url = `${prefix}${path.replace(/\{[^}]+\}/g, '1')}`
           const response = await call(fresh, {
             method: method as 'GET',
@@ -213,14 +220,18 @@ for (const combo of COMBOS) {
         const servers = operation(document, method, path).servers
         if (key === 'GET /tugas' && combo.tugasVersioning === 'path') {
           // Only /v1/tugas answers the v1 form; the root GET /tugas is the 404.
-          assert.deepEqual(servers, [{ url: '/v1' }], key)
+          assert.deepEqual(serversAsText(servers), ['{origin}/v1 origin=http://localhost'], key)
         } else {
           assert.equal(servers, undefined, `${key} inherits the document's /v1`)
         }
       }
       for (const key of AT_ROOT) {
         const [method = '', path = ''] = key.split(' ')
-        assert.deepEqual(operation(document, method, path).servers, [{ url: '/' }], key)
+        assert.deepEqual(
+          serversAsText(operation(document, method, path).servers),
+          ['{origin} origin=http://localhost'],
+          key,
+        )
       }
       for (const [path, item] of Object.entries(object(document.paths, 'paths'))) {
         assert.equal(object(item, path).servers, undefined, `${path} has path-level servers`)
@@ -231,7 +242,7 @@ for (const combo of COMBOS) {
       const codes = statuses(document, 'GET', '/tugas')
       switch (combo.tugasVersioning) {
         case 'none':
-          assert.deepEqual(codes.sort(), ['200', '422', '500'])
+          assert.deepEqual(codes.sort(), ['200', '422', '500', '503'])
           accepts(check, 'GET', '/tugas', reply(200, [task]))
           accepts(check, 'GET', '/v1/tugas?halaman=1', reply(200, page))
           accepts(
@@ -245,7 +256,7 @@ for (const combo of COMBOS) {
           break
         case 'path':
           // No 4xx of its own: the HTTP parser's refusals (408, 431) are listed.
-          assert.deepEqual(codes.sort(), ['200', '408', '431', '500'])
+          assert.deepEqual(codes.sort(), ['200', '408', '431', '500', '503'])
           accepts(check, 'GET', '/v1/tugas', reply(200, [{ id: 1, nama: 'Belajar REST' }]))
           rejects(check, 'GET', '/v1/tugas', reply(200, [task]))
           rejects(check, 'GET', '/v1/tugas', reply(200, [{ id: 1, nama: 'x', title: 'x' }]))
@@ -255,7 +266,7 @@ for (const combo of COMBOS) {
           rejects(check, 'GET', '/tugas', reply(200, [{ id: 1, nama: 'x' }]))
           break
         case 'header': {
-          assert.deepEqual(codes.sort(), ['200', '406', '422', '500'])
+          assert.deepEqual(codes.sort(), ['200', '406', '422', '500', '503'])
           const ok = object(
             object(operation(document, 'GET', '/tugas').responses, 'responses')['200'],
             '200',
@@ -274,7 +285,7 @@ for (const combo of COMBOS) {
     })
 
     test('GET /v2/tugas: the page envelope at the root, 422 for the query', () => {
-      assert.deepEqual(statuses(document, 'GET', '/v2/tugas').sort(), ['200', '422', '500'])
+      assert.deepEqual(statuses(document, 'GET', '/v2/tugas').sort(), ['200', '422', '500', '503'])
       accepts(check, 'GET', '/v2/tugas', reply(200, page))
       rejects(check, 'GET', '/v2/tugas', reply(200, [task]))
       rejects(check, 'GET', '/v2/tugas', reply(200, [{ id: 1, nama: 'x' }]))
@@ -282,7 +293,7 @@ for (const combo of COMBOS) {
     })
 
     test('GET /v1/produk documents 200 { id, nama } with Sunset, and 410 E2', () => {
-      assert.deepEqual(statuses(document, 'GET', '/v1/produk').sort(), ['200', '410', '500'])
+      assert.deepEqual(statuses(document, 'GET', '/v1/produk').sort(), ['200', '410', '500', '503'])
       const responses = object(operation(document, 'GET', '/v1/produk').responses, 'responses')
       for (const code of ['200', '410']) {
         const headers = object(object(responses[code], code).headers, `${code} headers`)
@@ -297,7 +308,13 @@ for (const combo of COMBOS) {
     })
 
     test('GET /v2/produk documents 200 with meta.versi the string "2"', () => {
-      assert.deepEqual(statuses(document, 'GET', '/v2/produk').sort(), ['200', '408', '431', '500'])
+      assert.deepEqual(statuses(document, 'GET', '/v2/produk').sort(), [
+        '200',
+        '408',
+        '431',
+        '500',
+        '503',
+      ])
       accepts(check, 'GET', '/v2/produk', reply(200, productsV2))
       rejects(
         check,
@@ -312,13 +329,13 @@ for (const combo of COMBOS) {
     test('GET /produk is documented in the form of this mode', () => {
       const codes = statuses(document, 'GET', '/produk')
       if (combo.produkVersioning === 'none') {
-        assert.deepEqual(codes.sort(), ['200', '408', '431', '500'])
+        assert.deepEqual(codes.sort(), ['200', '408', '431', '500', '503'])
         accepts(check, 'GET', '/produk', reply(200, [product]))
         rejects(check, 'GET', '/produk', reply(200, [{ id: 1, nama: 'Buku' }]))
         rejects(check, 'GET', '/produk', reply(200, productsV2))
         rejects(check, 'GET', '/produk', reply(410, e2('VERSION_RETIRED')))
       } else {
-        assert.deepEqual(codes.sort(), ['200', '410', '500'])
+        assert.deepEqual(codes.sort(), ['200', '410', '500', '503'])
         accepts(check, 'GET', '/produk', reply(200, [{ id: 1, nama: 'Buku' }]))
         accepts(check, 'GET', '/produk', reply(200, productsV2))
         accepts(check, 'GET', '/produk', reply(410, e2('VERSION_RETIRED')))

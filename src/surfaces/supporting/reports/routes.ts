@@ -86,7 +86,7 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
       'cannot be read is the generic 500, its cause in the log only.',
     responses: {
       200: { description: 'The file text.', schema: Report },
-      500: failures.internal,
+      500: failures.store[500],
     },
     async handler(request) {
       try {
