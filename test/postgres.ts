@@ -17,7 +17,9 @@ let problem: Promise<string | undefined> | undefined
 /** Why PostgreSQL cannot be used for tests, or undefined when it can. */
 export function postgresProblem(): Promise<string | undefined> {
   problem ??= (async () => {
-    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 2000 })
+    // A server that is not there refuses at once; one that is there but busy (every test file
+    // of a CI run creating its database at the same time) may take seconds to accept.
+    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 15_000 })
     try {
       await client.connect()
       await client.query('SELECT 1')
