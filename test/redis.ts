@@ -15,7 +15,8 @@ export function redisProblem(): Promise<string | undefined> {
   problem ??= (async () => {
     const client = new Redis(REDIS_URL, {
       lazyConnect: true,
-      connectTimeout: 2000,
+      // As for PostgreSQL (test/postgres.ts): absent refuses at once, busy may take seconds.
+      connectTimeout: 15_000,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     })
