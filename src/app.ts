@@ -35,7 +35,7 @@ export interface AppOptions {
   infrastructure: Infrastructure
   /** Pino options or a destination; defaults to JSON on stdout at the configured level. */
   logger?: FastifyServerOptions['logger']
-  /** The wall clock (products v1 sunset); the real one when left out. */
+  /** The wall clock (products v1 sunset, Idempotency-Keys' 24 hours); the real one when left out. */
   now?: () => Date
   /** Certificate and key (config.tls, read and checked by loadTls): the app serves HTTPS. */
   tls?: TlsFiles
@@ -141,10 +141,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Whatever no surface claims is surface A's 404, whatever the body.
   useErrorShape(app, e1)
 
-  await app.register(tugasSurface, { table: surfaceA })
-  await app.register(compactSurface, { routes: surfaceB })
-  await app.register(todosSurface, { table: surfaceC })
-  await app.register(supportingSurface, { routes: surfaceD })
+  // The Idempotency-Keys of every surface's creates, in the store beside the data.
+  const idempotency = { store: stores.idempotency, now: options.now ?? (() => new Date()) }
+  await app.register(tugasSurface, { table: surfaceA, idempotency })
+  await app.register(compactSurface, { routes: surfaceB, idempotency })
+  await app.register(todosSurface, { table: surfaceC, idempotency })
+  await app.register(supportingSurface, { routes: surfaceD, idempotency })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
   await app.register(metricsSurface, { metrics })

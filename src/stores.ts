@@ -1,4 +1,7 @@
 import type { Seed } from './seed.js'
+import { MemoryIdempotencyStore } from './store/idempotency/memory-store.js'
+import { PgIdempotencyStore } from './store/idempotency/pg-store.js'
+import type { IdempotencyStore } from './store/idempotency/store.js'
 import type { Queryable } from './store/postgres/database.js'
 import { MemoryCompactStore } from './surfaces/compact/memory-store.js'
 import { PgCompactStore } from './surfaces/compact/pg-store.js'
@@ -35,6 +38,8 @@ export interface Stores {
   products: ProductStore
   documents: DocumentStore
   credentials: CredentialStore
+  /** The `Idempotency-Key`s of every surface's creates, kept beside the data (decisions.md 8). */
+  idempotency: IdempotencyStore
 }
 
 /** Empty in-memory stores; `now` stamps `created_at` (todos, users). */
@@ -48,6 +53,7 @@ export function createMemoryStores(now: () => Date = () => new Date()): Stores {
     products: new MemoryProductStore(),
     documents: new MemoryDocumentStore(),
     credentials: new MemoryCredentialStore(),
+    idempotency: new MemoryIdempotencyStore(),
   }
 }
 
@@ -62,6 +68,7 @@ export function createPostgresStores(db: Queryable, now: () => Date = () => new 
     products: new PgProductStore(db),
     documents: new PgDocumentStore(db),
     credentials: new PgCredentialStore(db),
+    idempotency: new PgIdempotencyStore(db),
   }
 }
 

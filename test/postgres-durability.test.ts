@@ -393,7 +393,7 @@ describe('durability on PostgreSQL (the real process)', {
       const versions = await client.query('SELECT version FROM schemaversion ORDER BY version')
       assert.deepEqual(
         versions.rows.map((row) => Number(row.version)),
-        [0, 1],
+        [0, 1, 2],
       )
       assert.equal((await client.query('SELECT * FROM seeded')).rowCount, 1)
       const counts = await client.query(

@@ -426,3 +426,108 @@ export function anyBodyOf(
 ): fc.Arbitrary<string | Buffer | undefined> {
   return fc.option(fc.oneof(jsonBody, rawBody), { nil: undefined, freq: 5 })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Conditional requests: If-Match and If-None-Match values
+
+/** One member of a generated list: the item's current tag, another tag, or an empty member. */
+interface TagMember {
+  kind: 'current' | 'other' | 'empty'
+  weak: boolean
+  /** White space around the member. */
+  before: string
+  after: string
+}
+
+/**
+ * The shape of an `If-Match` / `If-None-Match` value, written out once the item's current tag is
+ * known (`conditionValue`): `*`; a list of tags around it; such a list broken (a member without
+ * quotes, `w/`, `*` among tags, a space inside the quotes, two tags without a comma); or any text.
+ */
+export type ConditionShape =
+  | { form: 'any'; before: string; after: string }
+  | { form: 'list'; members: TagMember[] }
+  | { form: 'broken'; members: TagMember[]; breakage: number; at: number }
+  | { form: 'text'; text: string }
+
+const ows = fc.constantFrom('', ' ', '\t', '  ')
+const tagMember = fc.record(
+  {
+    kind: fc.constantFrom('current' as const, 'other' as const, 'empty' as const),
+    weak: fc.boolean(),
+    before: ows,
+    after: ows,
+  },
+  { noNullPrototype: true },
+)
+
+export const conditionShape: fc.Arbitrary<ConditionShape> = fc.oneof(
+  fc.record({ form: fc.constant('any' as const), before: ows, after: ows }),
+  fc.record({ form: fc.constant('list' as const), members: fc.array(tagMember, { maxLength: 5 }) }),
+  fc.record({
+    form: fc.constant('broken' as const),
+    members: fc.array(tagMember, { maxLength: 4 }),
+    breakage: fc.nat(),
+    at: fc.nat(),
+  }),
+  fc.record({
+    form: fc.constant('text' as const),
+    text: fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 30 }),
+      fc.string({
+        unit: fc.constantFrom('"', 'W', '/', ',', ' ', '*', 'a', '\u00ff'),
+        maxLength: 20,
+      }),
+    ),
+  }),
+)
+
+/** A condition value written out, with what it says of the current tag where that is known. */
+export interface ConditionValue {
+  value: string
+  /** If-Match holds: `*`, or the current tag by the strong comparison. Undefined: any text. */
+  strong: boolean | undefined
+  /** If-None-Match matches: `*`, or the current tag by the weak comparison. */
+  weak: boolean | undefined
+}
+
+const OTHER_OPAQUE = '"AAAAAAAAAAAAAAAAAAAAAA"'
+
+/** Ways to break a list of tags; each makes the whole value invalid, so it matches nothing. */
+const BREAKAGES = [
+  (tag: string) => tag.slice(1, -1),
+  (tag: string) => `w/${tag}`,
+  // `*` alone is valid: among tags it is not.
+  () => `*,${OTHER_OPAQUE}`,
+  () => '"a b"',
+  (tag: string) => `${tag} ${OTHER_OPAQUE}`,
+  (tag: string) => `W/ ${tag}`,
+]
+
+/** `shape` written out around `tag`, the item's current strong tag. */
+export function conditionValue(shape: ConditionShape, tag: string): ConditionValue {
+  const member = ({ kind, weak, before, after }: TagMember) =>
+    kind === 'empty'
+      ? before
+      : `${before}${weak ? 'W/' : ''}${kind === 'current' ? tag : OTHER_OPAQUE}${after}`
+  const holds = (members: TagMember[], strong: boolean) =>
+    members.some((m) => m.kind === 'current' && (!strong || !m.weak))
+  switch (shape.form) {
+    case 'any':
+      return { value: `${shape.before}*${shape.after}`, strong: true, weak: true }
+    case 'list':
+      return {
+        value: shape.members.map(member).join(','),
+        strong: holds(shape.members, true),
+        weak: holds(shape.members, false),
+      }
+    case 'broken': {
+      const parts = shape.members.map(member)
+      const broken = BREAKAGES[shape.breakage % BREAKAGES.length] as (tag: string) => string
+      parts.splice(shape.at % (parts.length + 1), 0, broken(tag))
+      return { value: parts.join(','), strong: false, weak: false }
+    }
+    case 'text':
+      return { value: shape.text, strong: undefined, weak: undefined }
+  }
+}

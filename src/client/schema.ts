@@ -42,20 +42,20 @@ export interface paths {
         get: operations["getTugas"];
         /**
          * Replace a task; `status` left out is reset to `belum`.
-         * @description The body follows the create rules. Checks in order: the body reader (415, 413, 400), the rules (422), then existence (404).
+         * @description The body follows the create rules. Checks in order: the body reader (415, 413, 400), the rules (422), existence (404), then `If-Match` (412).
          */
         put: operations["replaceTugas"];
         post?: never;
         /**
          * Delete a task and its comments.
-         * @description Answers 204 with an empty body; an unknown task is 404, also on a repeat.
+         * @description Answers 204 with an empty body; an unknown task is 404, also on a repeat. Checks in order: existence (404), then `If-Match` (412).
          */
         delete: operations["deleteTugas"];
         options?: never;
         head?: never;
         /**
          * Change some fields of a task; `{}` changes nothing.
-         * @description Each field sent follows the create rules; fields left out keep their value. Checks in order: the body reader (415, 413, 400), the rules (422), then existence (404).
+         * @description Each field sent follows the create rules; fields left out keep their value. Checks in order: the body reader (415, 413, 400), the rules (422), existence (404), then `If-Match` (412).
          */
         patch: operations["updateTugas"];
         trace?: never;
@@ -177,18 +177,18 @@ export interface paths {
         };
         /**
          * Read one compact task.
-         * @description The id is checked first (400), then existence (404).
+         * @description The id is checked first (400), then existence (404), then `If-None-Match` (304).
          */
         get: operations["getCompactTugas"];
         /**
          * Replace `judul` and `selesai` of a compact task.
-         * @description Checks in order: the id (400), the body reader (415, 413, 400, 422 in plain text), `judul` (400), existence (404).
+         * @description Checks in order: the id (400), the body reader (415, 413, 400, 422 in plain text), `judul` (400), existence (404), then `If-Match` (412).
          */
         put: operations["replaceCompactTugas"];
         post?: never;
         /**
          * Delete a compact task.
-         * @description Any body sent is ignored. Later reads are 404.
+         * @description Any body sent is ignored. Checks in order: the id (400), existence (404), then `If-Match` (412). Later reads are 404.
          */
         delete: operations["deleteCompactTugas"];
         options?: never;
@@ -229,18 +229,18 @@ export interface paths {
         };
         /**
          * Read one todo.
-         * @description The id is checked first (400), then existence (404).
+         * @description The id is checked first (400), then existence (404), then `If-None-Match` (304).
          */
         get: operations["getTodo"];
         /**
          * Set `title` and `done` of a todo.
-         * @description Checks in order: the id, the body (read as JSON whatever its Content-Type), `title`, existence. `done` left out is false; `created_at` never changes.
+         * @description Checks in order: the id, the body (read as JSON whatever its Content-Type), `title`, existence (404), then `If-Match` (412). `done` left out is false; `created_at` never changes.
          */
         put: operations["replaceTodo"];
         post?: never;
         /**
          * Delete a todo.
-         * @description Any body sent is ignored. Later reads are 404.
+         * @description Any body sent is ignored. Checks in order: the id (400), existence (404), then `If-Match` (412). Later reads are 404.
          */
         delete: operations["deleteTodo"];
         options?: never;
@@ -343,7 +343,7 @@ export interface paths {
         put?: never;
         /**
          * Pay an order: `MENUNGGU` becomes `LUNAS`, once.
-         * @description Takes no body. Checks in order: the id (400), existence (404), then whether the order is already paid (409, nothing changes).
+         * @description Takes no body. Checks in order: the id (400), existence (404), `If-Match` (412), then whether the order is already paid (409, nothing changes).
          */
         post: operations["payPesanan"];
         delete?: never;
@@ -461,14 +461,14 @@ export interface paths {
         };
         /**
          * Read one document.
-         * @description Checks in order: the credential (401), the role policy (403), the id (400), existence (404), then ownership: a user may read only their own documents (403).
+         * @description Checks in order: the credential (401), the role policy (403), the id (400), existence (404), then ownership: a user may read only their own documents (403); then `If-None-Match` (304).
          */
         get: operations["getDokumen"];
         put?: never;
         post?: never;
         /**
          * Delete a document (admin only).
-         * @description Checks in order: the credential (401), the role policy, admins only (403), the id (400), then existence (404). Answers 204 with an empty body.
+         * @description Checks in order: the credential (401), the role policy, admins only (403), the id (400), existence (404), then `If-Match` (412). Answers 204 with an empty body.
          */
         delete: operations["deleteDokumen"];
         options?: never;
@@ -777,7 +777,10 @@ export interface operations {
     createTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -793,6 +796,8 @@ export interface operations {
                 headers: {
                     /** @description Path of the new task, `/tugas/<id>`. */
                     Location?: string;
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -801,6 +806,15 @@ export interface operations {
             };
             /** @description Body is not valid JSON (`JSON_TIDAK_VALID`). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The first request with this `Idempotency-Key` is still in flight (`SEDANG_DIPROSES`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -826,7 +840,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation. */
+            /** @description Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation. `Idempotency-Key` is not 1 to 255 visible ASCII characters (`VALIDASI_GAGAL`). This `Idempotency-Key` was sent before with another body (`VALIDASI_GAGAL`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -860,7 +874,10 @@ export interface operations {
     getTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
                 id: number;
@@ -872,11 +889,22 @@ export interface operations {
             /** @description The task. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Tugas"];
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Task not found (`TIDAK_ADA`), or no such endpoint. */
             404: {
@@ -912,7 +940,10 @@ export interface operations {
     replaceTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
                 id: number;
@@ -929,6 +960,8 @@ export interface operations {
             /** @description The replaced task. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -946,6 +979,15 @@ export interface operations {
             };
             /** @description Task not found (`TIDAK_ADA`), or no such endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` names no tag of the task as it is now (`VERSI_TIDAK_COCOK`): nothing changed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1005,7 +1047,10 @@ export interface operations {
     deleteTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
                 id: number;
@@ -1023,6 +1068,15 @@ export interface operations {
             };
             /** @description Task not found (`TIDAK_ADA`), or no such endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` names no tag of the task as it is now (`VERSI_TIDAK_COCOK`): nothing changed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1055,7 +1109,10 @@ export interface operations {
     updateTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
                 id: number;
@@ -1072,6 +1129,8 @@ export interface operations {
             /** @description The task after the change. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1089,6 +1148,15 @@ export interface operations {
             };
             /** @description Task not found (`TIDAK_ADA`), or no such endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `If-Match` names no tag of the task as it is now (`VERSI_TIDAK_COCOK`): nothing changed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1200,7 +1268,10 @@ export interface operations {
     createKomentar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
                 id: number;
@@ -1219,6 +1290,8 @@ export interface operations {
                 headers: {
                     /** @description Path of the new comment, `/tugas/<id>/komentar/<kid>`. */
                     Location?: string;
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1236,6 +1309,15 @@ export interface operations {
             };
             /** @description Task not found (`TIDAK_ADA`), or no such endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The first request with this `Idempotency-Key` is still in flight (`SEDANG_DIPROSES`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1261,7 +1343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation. */
+            /** @description Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation. `Idempotency-Key` is not 1 to 255 visible ASCII characters (`VALIDASI_GAGAL`). This `Idempotency-Key` was sent before with another body (`VALIDASI_GAGAL`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1295,7 +1377,10 @@ export interface operations {
     getKomentar: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
                 id: number;
@@ -1309,11 +1394,22 @@ export interface operations {
             /** @description The comment. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Komentar"];
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Task or comment not found (`TIDAK_ADA`). */
             404: {
@@ -1512,7 +1608,10 @@ export interface operations {
     createCompactTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1535,13 +1634,15 @@ export interface operations {
                 headers: {
                     /** @description Path of the new task, `/api/tugas/<id>`. */
                     Location?: string;
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompactTugas"];
                 };
             };
-            /** @description JSON: `judul` empty after trimming, or over 140 characters. Plain text: the body is not valid JSON (an empty body too). */
+            /** @description JSON: `judul` empty after trimming, or over 140 characters. Plain text: the body is not valid JSON (an empty body too). `Idempotency-Key` is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1550,8 +1651,23 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "judul tidak boleh kosong" | "judul tidak boleh lebih dari 140 karakter";
+                    } | {
+                        /** @enum {string} */
+                        error: "Idempotency-Key tidak valid";
                     };
                     "text/plain": "Failed to parse the request body as JSON";
+                };
+            };
+            /** @description The first request with this `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "permintaan dengan Idempotency-Key ini sedang diproses";
+                    };
                 };
             };
             /** @description Plain text: the body is over 1048576 bytes. */
@@ -1572,12 +1688,16 @@ export interface operations {
                     "text/plain": "Expected request with `Content-Type: application/json`";
                 };
             };
-            /** @description Plain text: the body is not a JSON object, or a field is missing or of the wrong JSON type. */
+            /** @description Plain text: the body is not a JSON object, or a field is missing or of the wrong JSON type. This `Idempotency-Key` was sent before with another body. */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Idempotency-Key dipakai untuk permintaan lain";
+                    };
                     "text/plain": "Failed to deserialize the JSON body into the target type: expected a JSON object" | "Failed to deserialize the JSON body into the target type: missing field `judul`" | "Failed to deserialize the JSON body into the target type: field `judul` must be a string";
                 };
             };
@@ -1612,7 +1732,10 @@ export interface operations {
     getCompactTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
                 id: string;
@@ -1624,11 +1747,22 @@ export interface operations {
             /** @description The compact task. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CompactTugas"];
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an unsigned integer; the message echoes it. */
             400: {
@@ -1683,7 +1817,10 @@ export interface operations {
     replaceCompactTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
                 id: string;
@@ -1709,6 +1846,8 @@ export interface operations {
             /** @description The task after the change. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1735,6 +1874,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
+                    };
+                };
+            };
+            /** @description `If-Match` names no tag of the item as it is now; nothing changed. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "versi tidak cocok";
                     };
                 };
             };
@@ -1796,7 +1947,10 @@ export interface operations {
     deleteCompactTugas: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
                 id: string;
@@ -1831,6 +1985,18 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
+                    };
+                };
+            };
+            /** @description `If-Match` names no tag of the item as it is now; nothing changed. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "versi tidak cocok";
                     };
                 };
             };
@@ -1929,7 +2095,10 @@ export interface operations {
     createTodo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1955,13 +2124,15 @@ export interface operations {
                 headers: {
                     /** @description Path of the new todo, `/todos/<id>`. */
                     Location?: string;
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Todo"];
                 };
             };
-            /** @description Refused: the body is missing, not valid JSON, not an object, or a field has the wrong JSON type (`body bukan JSON yang valid`); `title` is missing, null or blank (`title wajib diisi`). */
+            /** @description Refused: the body is missing, not valid JSON, not an object, or a field has the wrong JSON type (`body bukan JSON yang valid`); `title` is missing, null or blank (`title wajib diisi`). `Idempotency-Key` is not 1 to 255 visible ASCII characters. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1970,6 +2141,21 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "body bukan JSON yang valid" | "title wajib diisi";
+                    } | {
+                        /** @enum {string} */
+                        error: "Idempotency-Key tidak valid";
+                    };
+                };
+            };
+            /** @description The first request with this `Idempotency-Key` is still in flight. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "permintaan dengan Idempotency-Key ini sedang diproses";
                     };
                 };
             };
@@ -1982,6 +2168,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "body melebihi batas 1048576 byte";
+                    };
+                };
+            };
+            /** @description This `Idempotency-Key` was sent before with another body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "Idempotency-Key dipakai untuk permintaan lain";
                     };
                 };
             };
@@ -2016,7 +2214,10 @@ export interface operations {
     getTodo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
                 id: string;
@@ -2028,11 +2229,22 @@ export interface operations {
             /** @description The todo. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Todo"];
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an integer. */
             400: {
@@ -2089,7 +2301,10 @@ export interface operations {
     replaceTodo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
                 id: string;
@@ -2117,6 +2332,8 @@ export interface operations {
             /** @description The todo after the change. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2144,6 +2361,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "tugas tidak ditemukan";
+                    };
+                };
+            };
+            /** @description `If-Match` names no tag of the item as it is now; nothing changed. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "versi tidak cocok";
                     };
                 };
             };
@@ -2190,7 +2419,10 @@ export interface operations {
     deleteTodo: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
                 id: string;
@@ -2227,6 +2459,18 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         error: "tugas tidak ditemukan";
+                    };
+                };
+            };
+            /** @description `If-Match` names no tag of the item as it is now; nothing changed. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "versi tidak cocok";
                     };
                 };
             };
@@ -2326,7 +2570,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2349,6 +2596,8 @@ export interface operations {
                 headers: {
                     /** @description Path of the new user, `/users/<id>`. */
                     Location?: string;
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2357,7 +2606,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`). */
+            /** @description Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`). `Idempotency-Key` is not 1 to 255 visible ASCII characters (`VALIDATION_ERROR`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2366,7 +2615,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
-            /** @description The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`). */
+            /** @description The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`). The first request with this `Idempotency-Key` is still in flight (`IDEMPOTENCY_KEY_IN_USE`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,6 +2635,15 @@ export interface operations {
             };
             /** @description Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description This `Idempotency-Key` was sent before with another body (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2418,7 +2676,10 @@ export interface operations {
     getUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description User id; anything but an integer is 400 `INVALID_ID`. */
                 id: string;
@@ -2430,6 +2691,8 @@ export interface operations {
             /** @description The user. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2437,6 +2700,15 @@ export interface operations {
                         data: components["schemas"]["User"];
                     };
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an integer (`INVALID_ID`). */
             400: {
@@ -2481,7 +2753,10 @@ export interface operations {
     createPesanan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2501,6 +2776,8 @@ export interface operations {
                 headers: {
                     /** @description Path of the new order, `/pesanan/<id>`. */
                     Location?: string;
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,8 +2786,17 @@ export interface operations {
                     };
                 };
             };
-            /** @description Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`). */
+            /** @description Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`). `Idempotency-Key` is not 1 to 255 visible ASCII characters (`VALIDATION_ERROR`). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The first request with this `Idempotency-Key` is still in flight (`IDEMPOTENCY_KEY_IN_USE`). */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2529,6 +2815,15 @@ export interface operations {
             };
             /** @description Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`). */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description This `Idempotency-Key` was sent before with another body (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2561,7 +2856,10 @@ export interface operations {
     getPesanan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Order id; anything but an integer is 400 `INVALID_ID`. */
                 id: string;
@@ -2573,6 +2871,8 @@ export interface operations {
             /** @description The order. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2580,6 +2880,15 @@ export interface operations {
                         data: components["schemas"]["Pesanan"];
                     };
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an integer (`INVALID_ID`). */
             400: {
@@ -2624,7 +2933,12 @@ export interface operations {
     payPesanan: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Order id; anything but an integer is 400 `INVALID_ID`. */
                 id: string;
@@ -2636,6 +2950,8 @@ export interface operations {
             /** @description Paid; the order is `LUNAS`. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2644,7 +2960,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The id is not an integer (`INVALID_ID`). */
+            /** @description The id is not an integer (`INVALID_ID`). `Idempotency-Key` is not 1 to 255 visible ASCII characters (`VALIDATION_ERROR`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2662,8 +2978,26 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
-            /** @description Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`. */
+            /** @description Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`. The first request with this `Idempotency-Key` is still in flight (`IDEMPOTENCY_KEY_IN_USE`). */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description `If-Match` names no tag of the resource as it is now (`PRECONDITION_FAILED`): nothing changed. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description This `Idempotency-Key` was sent before with another body (`IDEMPOTENCY_KEY_REUSED`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2754,7 +3088,10 @@ export interface operations {
     getProduk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Product id; anything but an integer is 400 `INVALID_ID`. */
                 id: string;
@@ -2766,11 +3103,22 @@ export interface operations {
             /** @description The product. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Produk"];
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an integer (`INVALID_ID`). */
             400: {
@@ -2996,7 +3344,10 @@ export interface operations {
     getDokumen: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Document id; anything but an integer is 400 `INVALID_ID`. */
                 id: string;
@@ -3008,6 +3359,8 @@ export interface operations {
             /** @description The document. */
             200: {
                 headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3015,6 +3368,15 @@ export interface operations {
                         data: components["schemas"]["Dokumen"];
                     };
                 };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The id is not an integer (`INVALID_ID`). */
             400: {
@@ -3079,7 +3441,10 @@ export interface operations {
     deleteDokumen: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                "If-Match"?: string;
+            };
             path: {
                 /** @description Document id; anything but an integer is 400 `INVALID_ID`. */
                 id: string;
@@ -3126,6 +3491,15 @@ export interface operations {
             };
             /** @description No such resource (`NOT_FOUND`). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description `If-Match` names no tag of the resource as it is now (`PRECONDITION_FAILED`): nothing changed. */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ErrorShape } from './errors.js'
 import { ApiError } from './errors.js'
+import { KEY_RULE } from './idempotency.js'
 
 /** Every field rule a body broke, each field with its reason: 400 `VALIDATION_ERROR`. */
 export function validationError(violations: Record<string, string>): ApiError {
@@ -71,6 +72,22 @@ export function e2Shape(mapName: 'details' | 'fields', bodyLimit?: number): Erro
           return new ApiError(503, 'SERVICE_UNAVAILABLE', 'service is temporarily unavailable')
         case 'internal':
           return new ApiError(500, 'INTERNAL_ERROR', 'internal server error')
+        case 'idempotency-key-invalid':
+          return new ApiError(400, 'VALIDATION_ERROR', 'request header fails validation', {
+            'Idempotency-Key': `must be ${KEY_RULE}`,
+          })
+        case 'idempotency-key-reused':
+          return new ApiError(
+            422,
+            'IDEMPOTENCY_KEY_REUSED',
+            'Idempotency-Key was used for another request',
+          )
+        case 'idempotency-key-in-use':
+          return new ApiError(
+            409,
+            'IDEMPOTENCY_KEY_IN_USE',
+            'a request with this Idempotency-Key is still being processed',
+          )
       }
     },
     send(reply, error) {

@@ -1,8 +1,17 @@
 // What the surfaces that speak E3, `{ "error": <message> }`, have in common (B and C): their
 // published answers, each message exact and taken from the function that raises it, and the
 // routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
+import type { Precondition, PreconditionFailed } from '../store/precondition.js'
+import {
+  conditionalRead,
+  conditionalWrite,
+  deleted,
+  preconditionHeld,
+  type TaggedItem,
+  taggedItem,
+} from './conditional.js'
 import type { ApiError, ErrorShape, FrameworkFailure } from './errors.js'
 import { atId, checkIdFirst, idOf, type PathId } from './path-id.js'
 import {
@@ -18,6 +27,11 @@ export function e3(description: string, texts: Text[]): ResponseSpec {
   return { description, schema: Type.Object({ error: exactTexts(texts) }) }
 }
 
+/** The E3 answer of one error `shape` gives, under a description (a sentence without its stop). */
+export function e3Answer(description: string, error: ApiError): ResponseSpec {
+  return e3(`${description}.`, [error.message])
+}
+
 /** What `shape` answers for a failure it did not raise itself, as text. */
 export function frameworkText(shape: ErrorShape, failure: FrameworkFailure): string {
   return shape.fromFramework(failure).message
@@ -30,8 +44,7 @@ export function frameworkText(shape: ErrorShape, failure: FrameworkFailure): str
  */
 export function storeFailures(
   shape: ErrorShape,
-  answer: (description: string, error: ApiError) => ResponseSpec = (description, error) =>
-    e3(`${description}.`, [error.message]),
+  answer: (description: string, error: ApiError) => ResponseSpec = e3Answer,
 ): Record<500 | 503, ResponseSpec> {
   return {
     500: answer(
@@ -66,24 +79,43 @@ export interface E3Item<T> {
   responses: { 400: ResponseSpec; 404: ResponseSpec } & Record<500 | 503, ResponseSpec>
   /** The 404 for the id as sent. */
   notFound(raw: string): ApiError
+  /** The 412 of a write whose `If-Match` the item does not match. */
+  preconditionFailed(): ApiError
   find(id: number): Promise<T | undefined>
-  remove(id: number): Promise<boolean>
+  remove(id: number, precondition?: Precondition<T>): Promise<boolean | PreconditionFailed>
 }
 
+/** A write of one item guarded by a precondition, as the stores take it. */
+export type GuardedChange<T> = (
+  id: number,
+  precondition: Precondition<T> | undefined,
+) => Promise<T | undefined | PreconditionFailed>
+
 /** The routes of one item, and the pieces its other routes (PUT) are made of. */
-export interface ItemRoutes {
-  /** `GET`: the id (400), then existence (404). */
+export interface ItemRoutes<T> {
+  /** `GET`: the id (400), then existence (404); 304 when `If-None-Match` matches. */
   read: RouteSpec
-  /** `DELETE`: the id (400), then existence (404); any body is ignored. */
+  /** `DELETE`: the id (400), existence (404), then `If-Match` (412); any body is ignored. */
   remove: RouteSpec
   /** The id parameter, checked first, before the body is read (Part 1, B rule 1). */
   idFirst: Pick<RouteSpec, 'parameters' | 'onRequest'>
-  /** What `change` gives for the item `request` names, or the item's 404 for the id as sent. */
-  at<R>(request: FastifyRequest, change: (id: number) => Promise<R | undefined>): Promise<R>
+  /** The item in the answers that carry it (a create's), with its ETag. */
+  tagged: TaggedItem<T>
+  /** A write of the item, documented with `If-Match` and its 412. */
+  guarded(route: RouteSpec): RouteSpec
+  /**
+   * Answers `change` of the item `request` names, guarded by its `If-Match`: the item's 404 for
+   * the id as sent, then its 412, else 200 with the item and its ETag.
+   */
+  write(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    change: GuardedChange<T>,
+  ): Promise<FastifyReply>
 }
 
 /** The routes of `item`: both surfaces' `GET` and `DELETE` of one item are the same. */
-export function itemRoutes<T>(item: E3Item<T>): ItemRoutes {
+export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
   const { path, what, name, responses } = item
   const parameter: ParameterSpec = {
     name: 'id',
@@ -93,11 +125,20 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes {
     schema: Type.String(),
   }
   const idFirst = { parameters: [parameter], onRequest: [checkIdFirst(item.pathId)] }
-  async function at<R>(request: FastifyRequest, change: (id: number) => Promise<R | undefined>) {
+  const tagged = taggedItem<T>({ schema: item.schema })
+  const failed = e3('`If-Match` names no tag of the item as it is now; nothing changed.', [
+    item.preconditionFailed().message,
+  ])
+  const guarded = (route: RouteSpec) => conditionalWrite(route, failed)
+  /** What `change` gives for the item `request` names: its 404, then its 412. */
+  async function at<R>(
+    request: FastifyRequest,
+    change: (id: number) => Promise<R | undefined | PreconditionFailed>,
+  ): Promise<R> {
     const { id, raw } = idOf(request, item.pathId)
     const found = await atId(id, change)
     if (found === undefined) throw item.notFound(raw)
-    return found
+    return preconditionHeld(found, item.preconditionFailed)
   }
   const operation = (method: 'GET' | 'DELETE', summary: string, description: string) => ({
     method,
@@ -109,23 +150,40 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes {
   })
   return {
     idFirst,
-    at,
-    read: {
+    tagged,
+    guarded,
+    async write(request, reply, change) {
+      const ifMatch = tagged.ifMatch(request, reply)
+      return tagged.send(reply, await at(request, (id) => change(id, ifMatch)))
+    },
+    read: conditionalRead({
       ...operation(
         'GET',
         `Read one ${what}.`,
-        'The id is checked first (400), then existence (404).',
+        'The id is checked first (400), then existence (404), then `If-None-Match` (304).',
       ),
       responses: { 200: { description: `The ${what}.`, schema: item.schema }, ...responses },
-      handler: (request) => at(request, (id) => item.find(id)),
-    },
-    remove: {
-      ...operation('DELETE', `Delete a ${what}.`, 'Any body sent is ignored. Later reads are 404.'),
+      async handler(request, reply) {
+        return tagged.read(request, reply, await at(request, (id) => item.find(id)))
+      },
+    }),
+    remove: guarded({
+      ...operation(
+        'DELETE',
+        `Delete a ${what}.`,
+        'Any body sent is ignored. Checks in order: the id (400), existence (404), then ' +
+          '`If-Match` (412). Later reads are 404.',
+      ),
       responses: { 204: { description: 'Deleted; empty body.' }, ...responses },
       async handler(request, reply) {
-        await at(request, async (id) => ((await item.remove(id)) ? id : undefined))
+        const ifMatch = tagged.ifMatch(request, reply)
+        const { id, raw } = idOf(request, item.pathId)
+        deleted(await atId(id, (known) => item.remove(known, ifMatch)), {
+          notFound: () => item.notFound(raw),
+          failed: item.preconditionFailed,
+        })
         return reply.code(204).send()
       },
-    },
+    }),
   }
 }

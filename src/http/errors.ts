@@ -33,6 +33,23 @@ export type FrameworkFailure =
   | { kind: 'client-error'; statusCode: number }
   | { kind: 'unavailable' }
   | { kind: 'internal' }
+  /** `Idempotency-Key` is not 1 to 255 visible ASCII characters (decisions.md 8). */
+  | { kind: 'idempotency-key-invalid' }
+  /** The first request with this `Idempotency-Key` is still in flight. */
+  | { kind: 'idempotency-key-in-use' }
+  /** This `Idempotency-Key` came first with another body. */
+  | { kind: 'idempotency-key-reused' }
+
+/**
+ * A failure raised on purpose by machinery every surface shares (hooks), which the surface whose
+ * route it is renders in its own shape, as it renders the framework's.
+ */
+export class SharedFailure extends Error {
+  override name = 'SharedFailure'
+  constructor(readonly failure: FrameworkFailure) {
+    super(failure.kind)
+  }
+}
 
 /** How one surface words and renders its errors. */
 export interface ErrorShape {
@@ -44,6 +61,7 @@ export interface ErrorShape {
 
 function classify(error: FastifyError | Error, bodyLimit: number): FrameworkFailure {
   if (error instanceof MalformedJsonError) return { kind: 'malformed-json' }
+  if (error instanceof SharedFailure) return error.failure
   if (error instanceof ServiceUnavailableError) return { kind: 'unavailable' }
   const { code, statusCode } = error as Partial<FastifyError>
   if (code === 'FST_ERR_CTP_BODY_TOO_LARGE' || statusCode === 413) {

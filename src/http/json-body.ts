@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import type { ErrorShape } from './errors.js'
 
 /** The body reader's verdict on a body that is not JSON; carried to the error handler. */
@@ -27,7 +27,9 @@ export function acceptJsonBodies(
   instance.addContentTypeParser(
     anyContentType ? '*' : mediaType,
     { parseAs: 'string', ...(bodyLimit === undefined ? {} : { bodyLimit }) },
-    (_request, body, done) => {
+    (request, body, done) => {
+      // Kept only for a request that will want it: the hot path pays one header lookup.
+      if (request.headers['idempotency-key'] !== undefined) received.set(request, body as string)
       try {
         done(null, JSON.parse(body as string))
       } catch {
@@ -35,6 +37,14 @@ export function acceptJsonBodies(
       }
     },
   )
+}
+
+/** The text of each body read as JSON, as received (an `Idempotency-Key`'s fingerprint). */
+const received = new WeakMap<FastifyRequest, string>()
+
+/** The body `request` sent, as the text it was received as; undefined when none was read. */
+export function receivedBody(request: FastifyRequest): string | undefined {
+  return received.get(request)
 }
 
 /**

@@ -9,6 +9,7 @@ import type {
   RouteHandlerMethod,
 } from 'fastify'
 import { type TSchema, Type } from 'typebox'
+import { type Idempotency, idempotencyHooks } from './idempotency.js'
 import { withoutBodies } from './json-body.js'
 import type { OtherMethods } from './method-not-allowed.js'
 
@@ -31,7 +32,8 @@ export interface ResponseSpec {
 
 export interface ParameterSpec {
   name: string
-  in: 'path' | 'query'
+  /** Where the value is sent; a `header` parameter is a request header (`If-Match`). */
+  in: 'path' | 'query' | 'header'
   description: string
   schema: TSchema
   required?: boolean
@@ -72,6 +74,11 @@ export interface RouteSpec {
    * (`answerOtherMethodsOf`). Left out, they are the service's generic 404 (surface A).
    */
   otherMethods?: OtherMethods
+  /**
+   * The route takes an `Idempotency-Key` (decisions.md 8): set by `idempotent()`
+   * (http/idempotency.ts), which also documents it; registerRoutes adds its hooks.
+   */
+  idempotent?: true
   handler: RouteHandlerMethod
 }
 
@@ -96,6 +103,8 @@ export interface RegisterOptions {
    * their error shape); without it they are registered in `instance`, which reads bodies.
    */
   bodies?: (instance: FastifyInstance) => void
+  /** Where the idempotent routes keep their keys; required when any route is idempotent. */
+  idempotency?: Idempotency
 }
 
 /**
@@ -105,14 +114,15 @@ export interface RegisterOptions {
 export function registerRoutes(
   instance: FastifyInstance,
   routes: RouteSpec[],
-  { base = '', bodies }: RegisterOptions = {},
+  { base = '', bodies, idempotency }: RegisterOptions = {},
 ): void {
+  const keys = idempotency && idempotencyHooks(idempotency)
   const withBody = routes.filter((route) => route.body !== undefined)
-  if (bodies === undefined) addRoutes(instance, withBody, base)
+  if (bodies === undefined) addRoutes(instance, withBody, base, keys)
   else {
     instance.register(async (child) => {
       bodies(child)
-      addRoutes(child, withBody, base)
+      addRoutes(child, withBody, base, keys)
     })
   }
   withoutBodies(instance, (bodyless) =>
@@ -120,12 +130,21 @@ export function registerRoutes(
       bodyless,
       routes.filter((route) => route.body === undefined),
       base,
+      keys,
     ),
   )
 }
 
-function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string): void {
+function addRoutes(
+  instance: FastifyInstance,
+  routes: RouteSpec[],
+  base: string,
+  keys: ReturnType<typeof idempotencyHooks> | undefined,
+): void {
   for (const route of routes) {
+    if (route.idempotent && keys === undefined) {
+      throw new Error(`${route.operationId} is idempotent: registerRoutes needs \`idempotency\``)
+    }
     const response: Record<number, TSchema> = {}
     for (const [status, spec] of Object.entries(route.responses)) {
       if (spec.schema !== undefined) response[Number(status)] = spec.schema
@@ -136,6 +155,8 @@ function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string)
       schema: { response },
       ...(route.onRequest && { onRequest: route.onRequest }),
       ...(route.preParsing && { preParsing: route.preParsing }),
+      // After the body is read: the key's syntax, then the store's verdict (http/idempotency.ts).
+      ...(route.idempotent && keys && { preHandler: keys.preHandler, onSend: keys.onSend }),
       handler: route.handler,
     })
   }

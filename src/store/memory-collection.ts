@@ -1,3 +1,5 @@
+import { type Precondition, type PreconditionFailed, writeIf } from './precondition.js'
+
 /**
  * Items with ids assigned from 1, held in process memory, in ascending id order. The building
  * block of the simple in-memory stores; items are frozen, so callers hold snapshots.
@@ -20,16 +22,30 @@ export class MemoryCollection<T extends { id: number }> {
     return item
   }
 
-  /** Undefined when there is no item `id`. */
-  change(id: number, change: (current: T) => T): T | undefined {
+  /**
+   * Undefined when there is no item `id`; PRECONDITION_FAILED, changing nothing, when there is
+   * one and it fails `precondition`.
+   */
+  change(id: number, change: (current: T) => T): T | undefined
+  change(
+    id: number,
+    change: (current: T) => T,
+    precondition: Precondition<T> | undefined,
+  ): T | undefined | PreconditionFailed
+  change(id: number, change: (current: T) => T, precondition?: Precondition<T>) {
     const current = this.#items.get(id)
-    if (current === undefined) return undefined
-    const next = Object.freeze({ ...change(current), id })
-    this.#items.set(id, next)
-    return next
+    return writeIf(current, precondition, () => {
+      if (current === undefined) return undefined
+      const next = Object.freeze({ ...change(current), id })
+      this.#items.set(id, next)
+      return next
+    })
   }
 
-  delete(id: number): boolean {
-    return this.#items.delete(id)
+  /** Whether there was an item `id`; PRECONDITION_FAILED as `change` says. */
+  delete(id: number): boolean
+  delete(id: number, precondition: Precondition<T> | undefined): boolean | PreconditionFailed
+  delete(id: number, precondition?: Precondition<T>) {
+    return writeIf(this.#items.get(id), precondition, () => this.#items.delete(id))
   }
 }

@@ -27,6 +27,11 @@ export interface PoolStats {
 /** Something that runs a statement: the pool, or one client inside a transaction. */
 export interface Queryable {
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+  /**
+   * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
+   * Inside a transaction already, `work` runs in that one (it commits or rolls back with it).
+   */
+  transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>
 }
 
 /**
@@ -75,6 +80,7 @@ export class Database implements Queryable {
     const client = await unavailableAs(() => this.#pool.connect())
     const inTransaction: Queryable = {
       query: (text, values) => unavailableAs(() => client.query(prepared(text, values))),
+      transaction: (nested) => nested(inTransaction),
     }
     let broken: Error | undefined
     try {

@@ -25,6 +25,8 @@ export const compactErrors: ErrorShape = {
         return new ApiError(503, JSON_MESSAGE, LAYANAN_TIDAK_TERSEDIA)
       case 'internal':
         return new ApiError(500, JSON_MESSAGE, 'terjadi kesalahan internal')
+      default:
+        return new ApiError(...idempotencyE3(failure.kind))
     }
   },
   send(reply, error) {
@@ -38,6 +40,23 @@ export const compactErrors: ErrorShape = {
 
 /** The E3 message of a 503 (decisions.md 7), shared by surfaces B and C. */
 export const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
+
+/** The E3 message of a 412, `If-Match` not matching (decisions.md 8), shared by B and C. */
+export const VERSI_TIDAK_COCOK = 'versi tidak cocok'
+
+/** The E3 status and message of each `Idempotency-Key` refusal (decisions.md 8), B's and C's. */
+export function idempotencyE3(
+  kind: 'idempotency-key-invalid' | 'idempotency-key-in-use' | 'idempotency-key-reused',
+): [number, string, string] {
+  switch (kind) {
+    case 'idempotency-key-invalid':
+      return [400, JSON_MESSAGE, 'Idempotency-Key tidak valid']
+    case 'idempotency-key-reused':
+      return [422, JSON_MESSAGE, 'Idempotency-Key dipakai untuk permintaan lain']
+    case 'idempotency-key-in-use':
+      return [409, JSON_MESSAGE, 'permintaan dengan Idempotency-Key ini sedang diproses']
+  }
+}
 
 /** A rejection by the body reader: plain text, before any handler logic. */
 export function bodyRejected(statusCode: number, text: string): ApiError {
@@ -56,5 +75,6 @@ export const compactId: PathId = {
 
 export const judulKosong = () => rejected(400, 'judul tidak boleh kosong')
 export const judulTerlaluPanjang = () => rejected(400, 'judul tidak boleh lebih dari 140 karakter')
+export const versiTidakCocok = () => rejected(412, VERSI_TIDAK_COCOK)
 export const tidakDitemukan = (raw: string) =>
   rejected(404, `Tugas dengan id ${raw} tidak ditemukan`)

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { useErrorShape } from '../../http/errors.js'
+import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies } from '../../http/json-body.js'
 import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
@@ -15,13 +16,13 @@ export { COMPACT_PREFIX, COMPACT_TAG, compactRoutes, UNKNOWN_PATH } from './rout
  */
 export async function compactSurface(
   instance: FastifyInstance,
-  { routes }: { routes: RouteSpec[] },
+  { routes, idempotency }: { routes: RouteSpec[]; idempotency: Idempotency },
 ) {
   acceptJsonBodies(instance)
   useErrorShape(instance, compactErrors, { notFound: false })
   instance.register(async (unknown) => useErrorShape(unknown, compactErrors), {
     prefix: COMPACT_PREFIX,
   })
-  registerRoutes(instance, routes)
+  registerRoutes(instance, routes, { idempotency })
   answerOtherMethodsOf(instance, routes)
 }

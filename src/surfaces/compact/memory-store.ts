@@ -1,4 +1,5 @@
 import { MemoryCollection } from '../../store/memory-collection.js'
+import type { Precondition } from '../../store/precondition.js'
 import type { CompactTugas } from './schemas.js'
 import type { CompactStore } from './store.js'
 
@@ -18,11 +19,15 @@ export class MemoryCompactStore implements CompactStore {
     return this.#tasks.add((id) => ({ id, judul, selesai: false }))
   }
 
-  async replace(id: number, fields: Omit<CompactTugas, 'id'>) {
-    return this.#tasks.change(id, (current) => ({ ...current, ...fields }))
+  async replace(
+    id: number,
+    fields: Omit<CompactTugas, 'id'>,
+    precondition?: Precondition<CompactTugas>,
+  ) {
+    return this.#tasks.change(id, (current) => ({ ...current, ...fields }), precondition)
   }
 
-  async delete(id: number) {
-    return this.#tasks.delete(id)
+  async delete(id: number, precondition?: Precondition<CompactTugas>) {
+    return this.#tasks.delete(id, precondition)
   }
 }

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../store/postgres/database.js'
+import { writeIfLocked } from '../../store/postgres/precondition.js'
 import { changed, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
+import type { Precondition } from '../../store/precondition.js'
 import type { CompactTugas } from './schemas.js'
 import type { CompactStore } from './store.js'
 
@@ -8,7 +10,10 @@ const TASK = 'id, judul, selesai'
 
 const task = (row: CompactTugas): CompactTugas => ({ ...row, judul: fromText(row.judul) })
 
-/** Surface B's tasks in PostgreSQL: one statement per method. */
+/**
+ * Surface B's tasks in PostgreSQL: one statement per method; a write with a precondition is one
+ * transaction (the row locked, the precondition, the statement).
+ */
 export class PgCompactStore implements CompactStore {
   constructor(private readonly db: Queryable) {}
 
@@ -20,11 +25,23 @@ export class PgCompactStore implements CompactStore {
   }
 
   async get(id: number) {
+    return this.#get(this.db, id)
+  }
+
+  async #get(db: Queryable, id: number, lock = false) {
     const row = first(
-      await this.db.query<CompactTugas>(`SELECT ${TASK} FROM compact_tugas WHERE id = $1`, [id]),
+      await db.query<CompactTugas>(
+        lock
+          ? `SELECT ${TASK} FROM compact_tugas WHERE id = $1 FOR UPDATE`
+          : `SELECT ${TASK} FROM compact_tugas WHERE id = $1`,
+        [id],
+      ),
     )
     return row && task(row)
   }
+
+  /** The task locked until the transaction `db` is in ends. */
+  readonly #locked = (id: number) => (db: Queryable) => this.#get(db, id, true)
 
   async create(judul: string) {
     const result = await this.db.query<CompactTugas>(
@@ -34,16 +51,24 @@ export class PgCompactStore implements CompactStore {
     return task(first(result) as CompactTugas)
   }
 
-  async replace(id: number, { judul, selesai }: Omit<CompactTugas, 'id'>) {
-    const result = await this.db.query<CompactTugas>(
-      `UPDATE compact_tugas SET judul = $2, selesai = $3 WHERE id = $1 RETURNING ${TASK}`,
-      [id, toText(judul), selesai],
-    )
-    const row = first(result)
-    return row && task(row)
+  async replace(
+    id: number,
+    { judul, selesai }: Omit<CompactTugas, 'id'>,
+    precondition?: Precondition<CompactTugas>,
+  ) {
+    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) => {
+      const result = await db.query<CompactTugas>(
+        `UPDATE compact_tugas SET judul = $2, selesai = $3 WHERE id = $1 RETURNING ${TASK}`,
+        [id, toText(judul), selesai],
+      )
+      const row = first(result)
+      return row && task(row)
+    })
   }
 
-  async delete(id: number) {
-    return changed(await this.db.query('DELETE FROM compact_tugas WHERE id = $1', [id]))
+  async delete(id: number, precondition?: Precondition<CompactTugas>) {
+    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
+      changed(await db.query('DELETE FROM compact_tugas WHERE id = $1', [id])),
+    )
   }
 }

@@ -1,7 +1,9 @@
 import type { FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
-import { e3, frameworkText, itemRoutes, storeFailures } from '../../http/e3.js'
+import { withETag } from '../../http/conditional.js'
+import { e3, e3Answer, frameworkText, itemRoutes, storeFailures } from '../../http/e3.js'
 import type { FrameworkFailure } from '../../http/errors.js'
+import { idempotencyFailures, idempotent } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import {
   exactTexts,
@@ -16,6 +18,7 @@ import {
   judulKosong,
   judulTerlaluPanjang,
   tidakDitemukan,
+  versiTidakCocok,
 } from './errors.js'
 import {
   CREATE_FIELDS,
@@ -108,7 +111,7 @@ const contentTypeRequired: preParsingAsyncHookHandler = async (request: FastifyR
  */
 export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteSpec[] {
   const failures = storeFailures(compactErrors)
-  const { read, remove, idFirst, at } = itemRoutes<CompactTugas>({
+  const { read, remove, idFirst, tagged, guarded, write } = itemRoutes<CompactTugas>({
     path: '/api/tugas/{id}',
     what: 'compact task',
     name: 'CompactTugas',
@@ -123,8 +126,9 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
       ...failures,
     },
     notFound: tidakDitemukan,
+    preconditionFailed: versiTidakCocok,
     find: (id) => store.get(id),
-    remove: (id) => store.delete(id),
+    remove: (id, precondition) => store.delete(id, precondition),
   })
   const routes: Omit<RouteSpec, 'tags' | 'otherMethods'>[] = [
     {
@@ -148,44 +152,47 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
       },
       handler: async () => store.list(),
     },
-    {
-      method: 'POST',
-      path: '/api/tugas',
-      operationId: 'createCompactTugas',
-      summary: 'Create a compact task; `selesai` starts false.',
-      description:
-        `\`judul\` is trimmed, then must be 1 to ${JUDUL_MAX} characters (Unicode code points); ` +
-        'the trimmed value is stored. Unknown fields are ignored (`selesai` too).',
-      body: {
-        schema: Type.Object({ judul: Type.String() }),
-        description: 'The task: `judul` required.',
-        example: { judul: 'Belajar Rust' },
-      },
-      preParsing: [contentTypeRequired],
-      responses: {
-        201: {
-          description: 'Created.',
-          schema: CompactTugas,
-          headers: locationHeader('Path of the new task, `/api/tugas/<id>`.'),
+    idempotent(
+      {
+        method: 'POST',
+        path: '/api/tugas',
+        operationId: 'createCompactTugas',
+        summary: 'Create a compact task; `selesai` starts false.',
+        description:
+          `\`judul\` is trimmed, then must be 1 to ${JUDUL_MAX} characters (Unicode code points); ` +
+          'the trimmed value is stored. Unknown fields are ignored (`selesai` too).',
+        body: {
+          schema: Type.Object({ judul: Type.String() }),
+          description: 'The task: `judul` required.',
+          example: { judul: 'Belajar Rust' },
         },
-        ...bodyReader(CREATE_FIELDS, e3(`JSON: ${judulRule}.`, JUDUL), bodyLimit),
-        ...failures,
+        preParsing: [contentTypeRequired],
+        responses: {
+          201: withETag({
+            description: 'Created.',
+            schema: CompactTugas,
+            headers: locationHeader('Path of the new task, `/api/tugas/<id>`.'),
+          }),
+          ...bodyReader(CREATE_FIELDS, e3(`JSON: ${judulRule}.`, JUDUL), bodyLimit),
+          ...failures,
+        },
+        async handler(request, reply) {
+          const { judul } = decode(request.body, CREATE_FIELDS)
+          const task = await store.create(checkJudul(judul))
+          return tagged.send(reply.code(201).header('location', `/api/tugas/${task.id}`), task)
+        },
       },
-      async handler(request, reply) {
-        const { judul } = decode(request.body, CREATE_FIELDS)
-        const task = await store.create(checkJudul(judul))
-        return reply.code(201).header('location', `/api/tugas/${task.id}`).send(task)
-      },
-    },
+      idempotencyFailures(compactErrors, e3Answer),
+    ),
     read,
-    {
+    guarded({
       method: 'PUT',
       path: '/api/tugas/{id}',
       operationId: 'replaceCompactTugas',
       summary: 'Replace `judul` and `selesai` of a compact task.',
       description:
         'Checks in order: the id (400), the body reader (415, 413, 400, 422 in plain text), ' +
-        '`judul` (400), existence (404).',
+        '`judul` (400), existence (404), then `If-Match` (412).',
       ...idFirst,
       body: {
         schema: Type.Object({ judul: Type.String(), selesai: Type.Boolean() }),
@@ -206,12 +213,12 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
         404: notFound,
         ...failures,
       },
-      async handler(request) {
+      async handler(request, reply) {
         const { judul, selesai } = decode(request.body, REPLACE_FIELDS)
         const fields = { judul: checkJudul(judul), selesai }
-        return at(request, (id) => store.replace(id, fields))
+        return write(request, reply, (id, ifMatch) => store.replace(id, fields, ifMatch))
       },
-    },
+    }),
     remove,
   ]
   const notServed = otherMethods(

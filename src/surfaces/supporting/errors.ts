@@ -27,6 +27,14 @@ export const invalidId = (raw: string) =>
 export const notFound = (what: string, raw: string) =>
   new ApiError(404, 'NOT_FOUND', `${what} ${raw} not found`)
 
+/** 412: the resource's current representation has none of the tags `If-Match` names. */
+export const preconditionFailed = (what: string, raw: string) =>
+  new ApiError(
+    412,
+    'PRECONDITION_FAILED',
+    `${what} ${raw} does not match If-Match: it has changed since that ETag`,
+  )
+
 export const methodNotAllowed = () =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'method not allowed on this endpoint')
 

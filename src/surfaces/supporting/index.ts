@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ProdukVersioning, UsersVariant } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
+import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
 import { answerOtherMethodsOf, otherMethods } from '../../http/method-not-allowed.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
@@ -92,10 +93,10 @@ const notServed = otherMethods(
  */
 export async function supportingSurface(
   instance: FastifyInstance,
-  { routes }: { routes: RouteSpec[] },
+  { routes, idempotency }: { routes: RouteSpec[]; idempotency: Idempotency },
 ) {
   acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE })
   useErrorShape(instance, supportingErrors, { notFound: false })
-  registerRoutes(instance, routes)
+  registerRoutes(instance, routes, { idempotency })
   answerOtherMethodsOf(instance, routes)
 }

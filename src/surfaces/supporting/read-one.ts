@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import type { TSchema } from 'typebox'
+import { conditionalRead, type TaggedItem } from '../../http/conditional.js'
 import { atId } from '../../http/path-id.js'
 import type { RouteSpec } from '../../http/route-spec.js'
 import { notFound, pathId } from './errors.js'
@@ -13,18 +13,21 @@ export interface ReadOneOptions<T> {
   what: string
   /** The published description; by default, the order of the id checks. */
   description?: string
-  /** The 200 body's schema. */
-  schema: TSchema
+  /** How the 200 represents what was found (an envelope, say), with the ETag of that. */
+  item: TaggedItem<T>
   find(id: number): Promise<T | undefined>
-  /** The 200 body for what was found (an envelope, say); may refuse it by throwing. */
-  present?(found: T, request: FastifyRequest): unknown
+  /** A check of what was found before it is answered (ownership); refuses by throwing. */
+  check?(found: T, request: FastifyRequest): void
 }
 
-/** `GET .../{id}` of surface D: 400 `INVALID_ID`, then 404 `NOT_FOUND`, then the resource. */
+/**
+ * `GET .../{id}` of surface D: 400 `INVALID_ID`, then 404 `NOT_FOUND`, then the resource with
+ * its ETag, or 304 when `If-None-Match` matches it.
+ */
 export function readOne<T>(options: ReadOneOptions<T>): RouteSpec {
-  const { what, find, present = (found: T) => found } = options
+  const { what, find, item, check } = options
   const name = what[0]?.toUpperCase() + what.slice(1)
-  return {
+  return conditionalRead({
     method: 'GET',
     path: options.path,
     operationId: options.operationId,
@@ -34,15 +37,16 @@ export function readOne<T>(options: ReadOneOptions<T>): RouteSpec {
       `The ${what} with this id: an id that is not an integer is 400 (\`INVALID_ID\`), one no ${what} has 404 (\`NOT_FOUND\`).`,
     parameters: [idParameter(name)],
     responses: {
-      200: { description: `The ${what}.`, schema: options.schema },
+      200: { description: `The ${what}.`, schema: item.schema },
       400: failures.invalidId,
       404: failures.notFound,
     },
-    async handler(request) {
+    async handler(request, reply) {
       const { id, raw } = pathId(request)
       const found = await atId(id, find)
       if (found === undefined) throw notFound(what, raw)
-      return present(found, request)
+      check?.(found, request)
+      return item.read(request, reply, found)
     },
-  }
+  })
 }

@@ -1,6 +1,7 @@
 import { Type } from 'typebox'
 import { E2Body } from '../../http/e2.js'
 import { storeFailures } from '../../http/e3.js'
+import { idempotencyFailures } from '../../http/idempotency.js'
 import type { ParameterSpec, ResponseSpec } from '../../http/route-spec.js'
 import { supportingErrors } from './errors.js'
 
@@ -26,7 +27,15 @@ export const failures = {
       'WWW-Authenticate': { description: 'Always `Bearer realm="api"`.', schema: Type.String() },
     },
   } satisfies ResponseSpec,
+  preconditionFailed: e2(
+    '`If-Match` names no tag of the resource as it is now (`PRECONDITION_FAILED`): nothing ' +
+      'changed.',
+  ),
   forbidden: e2('The role may not call this endpoint, or the document is not yours (`FORBIDDEN`).'),
+  /** A create's (or payment's) `Idempotency-Key` refusals: 400, 409, 422. */
+  idempotency: idempotencyFailures(supportingErrors, (description, { code }) =>
+    e2(`${description} (\`${code}\`).`),
+  ),
   /** A route that reads a store (credentials included): 500 when it fails, 503 while away. */
   store: storeFailures(supportingErrors, (description, { code }) =>
     e2(`${description} (\`${code}\`).`),

@@ -1,6 +1,6 @@
 import { ApiError, type ErrorShape } from '../../http/errors.js'
 import type { PathId } from '../../http/path-id.js'
-import { LAYANAN_TIDAK_TERSEDIA } from '../compact/errors.js'
+import { idempotencyE3, LAYANAN_TIDAK_TERSEDIA, VERSI_TIDAK_COCOK } from '../compact/errors.js'
 
 const E3 = 'E3'
 const rejected = (statusCode: number, message: string) => new ApiError(statusCode, E3, message)
@@ -23,6 +23,8 @@ export const todosErrors: ErrorShape = {
         return rejected(503, LAYANAN_TIDAK_TERSEDIA)
       case 'internal':
         return rejected(500, 'terjadi kesalahan internal')
+      default:
+        return new ApiError(...idempotencyE3(failure.kind))
     }
   },
   send(reply, error) {
@@ -32,6 +34,7 @@ export const todosErrors: ErrorShape = {
 
 export const bodyBukanJson = () => rejected(400, 'body bukan JSON yang valid')
 export const titleWajibDiisi = () => rejected(400, 'title wajib diisi')
+export const versiTidakCocok = () => rejected(412, VERSI_TIDAK_COCOK)
 export const tugasTidakDitemukan = () => rejected(404, 'tugas tidak ditemukan')
 
 /** Ids are integers: an optional sign and digits; one no store holds names no todo (404). */

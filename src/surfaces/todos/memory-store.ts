@@ -1,4 +1,5 @@
 import { MemoryCollection } from '../../store/memory-collection.js'
+import type { Precondition } from '../../store/precondition.js'
 import type { TodoFields } from './rules.js'
 import type { Todo } from './schemas.js'
 import type { NewTodo, TodoStore } from './store.js'
@@ -22,11 +23,11 @@ export class MemoryTodoStore implements TodoStore {
     return this.#todos.add((id) => ({ id, ...fields, created_at }))
   }
 
-  async replace(id: number, { title, done }: TodoFields) {
-    return this.#todos.change(id, (current) => ({ ...current, title, done }))
+  async replace(id: number, { title, done }: TodoFields, precondition?: Precondition<Todo>) {
+    return this.#todos.change(id, (current) => ({ ...current, title, done }), precondition)
   }
 
-  async delete(id: number) {
-    return this.#todos.delete(id)
+  async delete(id: number, precondition?: Precondition<Todo>) {
+    return this.#todos.delete(id, precondition)
   }
 }

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../store/postgres/database.js'
+import { writeIfLocked } from '../../store/postgres/precondition.js'
 import { changed, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
+import type { Precondition } from '../../store/precondition.js'
 import type { TodoFields } from './rules.js'
 import type { Todo } from './schemas.js'
 import type { NewTodo, TodoStore } from './store.js'
@@ -28,7 +30,10 @@ function todoOf(row: TodoRow): Todo {
   }
 }
 
-/** Surface C's todos in PostgreSQL; `created_at` comes from the service's clock. */
+/**
+ * Surface C's todos in PostgreSQL; `created_at` comes from the service's clock. A write with a
+ * precondition is one transaction (the row locked, the precondition, the statement).
+ */
 export class PgTodoStore implements TodoStore {
   constructor(
     private readonly db: Queryable,
@@ -40,9 +45,23 @@ export class PgTodoStore implements TodoStore {
   }
 
   async get(id: number) {
-    const row = first(await this.db.query<TodoRow>(`SELECT ${TODO} FROM todos WHERE id = $1`, [id]))
+    return this.#get(this.db, id)
+  }
+
+  async #get(db: Queryable, id: number, lock = false) {
+    const row = first(
+      await db.query<TodoRow>(
+        lock
+          ? `SELECT ${TODO} FROM todos WHERE id = $1 FOR UPDATE`
+          : `SELECT ${TODO} FROM todos WHERE id = $1`,
+        [id],
+      ),
+    )
     return row && todoOf(row)
   }
+
+  /** The todo locked until the transaction `db` is in ends. */
+  readonly #locked = (id: number) => (db: Queryable) => this.#get(db, id, true)
 
   async create({ title, done, priority, due_date }: NewTodo) {
     const result = await this.db.query<TodoRow>(
@@ -54,17 +73,21 @@ export class PgTodoStore implements TodoStore {
     return todoOf(first(result) as TodoRow)
   }
 
-  async replace(id: number, { title, done }: TodoFields) {
-    const row = first(
-      await this.db.query<TodoRow>(
-        `UPDATE todos SET title = $2, done = $3 WHERE id = $1 RETURNING ${TODO}`,
-        [id, toText(title), done],
-      ),
-    )
-    return row && todoOf(row)
+  async replace(id: number, { title, done }: TodoFields, precondition?: Precondition<Todo>) {
+    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) => {
+      const row = first(
+        await db.query<TodoRow>(
+          `UPDATE todos SET title = $2, done = $3 WHERE id = $1 RETURNING ${TODO}`,
+          [id, toText(title), done],
+        ),
+      )
+      return row && todoOf(row)
+    })
   }
 
-  async delete(id: number) {
-    return changed(await this.db.query('DELETE FROM todos WHERE id = $1', [id]))
+  async delete(id: number, precondition?: Precondition<Todo>) {
+    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
+      changed(await db.query('DELETE FROM todos WHERE id = $1', [id])),
+    )
   }
 }

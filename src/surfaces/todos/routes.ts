@@ -1,8 +1,11 @@
 import type { FastifyReply } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
+import { withETag } from '../../http/conditional.js'
 import { E2FieldsBody, e2Shape, sentBody } from '../../http/e2.js'
-import { e3, frameworkText, itemRoutes, storeFailures } from '../../http/e3.js'
+import { e3, e3Answer, frameworkText, itemRoutes, storeFailures } from '../../http/e3.js'
+import type { ApiError } from '../../http/errors.js'
+import { idempotencyFailures, idempotent } from '../../http/idempotency.js'
 import { requireJsonContentType } from '../../http/json-body.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import {
@@ -18,6 +21,7 @@ import {
   todoId,
   todosErrors,
   tugasTidakDitemukan,
+  versiTidakCocok,
 } from './errors.js'
 import { checkPriorityTodo, PRIORITY_MAX, PRIORITY_MIN, readTodo } from './rules.js'
 import { PRIORITY_BODY_LIMIT, PriorityTodoCreated, Todo } from './schemas.js'
@@ -60,6 +64,8 @@ const TodoFields = Type.Object({
 
 /** A todo's E2 failure in the priority variant. */
 const e2 = (description: string): ResponseSpec => ({ description, schema: E2FieldsBody })
+/** The E2 answer of one error of the priority variant, under a description. */
+const e2Answer = (description: string, { code }: ApiError) => e2(`${description} (\`${code}\`).`)
 
 const plainMethodNotAllowed = (reply: FastifyReply) =>
   reply.type('text/plain; charset=utf-8').send(METHOD_NOT_ALLOWED)
@@ -69,7 +75,7 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
   const failures = storeFailures(todosErrors)
   const idMessage = todoId.invalid('').message
   const notFound = e3('No todo has this id.', [tugasTidakDitemukan().message])
-  const { read, remove, idFirst, at } = itemRoutes<Todo>({
+  const { read, remove, idFirst, tagged, guarded, write } = itemRoutes<Todo>({
     path: '/todos/{id}',
     what: 'todo',
     name: 'Todo',
@@ -80,8 +86,9 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
       'no todo can have (`0`, `-1`, past 9007199254740991) is 404.',
     responses: { 400: e3('The id is not an integer.', [idMessage]), 404: notFound, ...failures },
     notFound: tugasTidakDitemukan,
+    preconditionFailed: versiTidakCocok,
     find: (id) => store.get(id),
-    remove: (id) => store.delete(id),
+    remove: (id, precondition) => store.delete(id, precondition),
   })
   const bodyTexts = [bodyBukanJson().message, titleWajibDiisi().message]
   const badBody =
@@ -110,14 +117,15 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
       example: { title: 'Beli susu' },
     },
     responses: {
-      201: created(Todo),
+      // The basic variant's 201 is the todo as its GET sends it: with that ETag.
+      201: withETag(created(Todo)),
       400: e3(`Refused: ${badBody}`, bodyTexts),
       413: tooLarge,
       ...failures,
     },
     async handler(request, reply) {
       const todo = await store.create(readTodo(request.body))
-      return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
+      return tagged.send(reply.code(201).header('location', `/todos/${todo.id}`), todo)
     },
   }
 
@@ -178,16 +186,19 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
       responses: { 200: { description: 'Every todo.', schema: Type.Array(Todo) }, ...failures },
       handler: async () => store.list(),
     },
-    ...(variant === 'basic' ? [basicCreate] : []),
+    ...(variant === 'basic'
+      ? [idempotent(basicCreate, idempotencyFailures(todosErrors, e3Answer))]
+      : []),
     read,
-    {
+    guarded({
       method: 'PUT',
       path: '/todos/{id}',
       operationId: 'replaceTodo',
       summary: 'Set `title` and `done` of a todo.',
       description:
         'Checks in order: the id, the body (read as JSON whatever its Content-Type), `title`, ' +
-        'existence. `done` left out is false; `created_at` never changes.',
+        'existence (404), then `If-Match` (412). `done` left out is false; `created_at` never ' +
+        'changes.',
       ...idFirst,
       body: {
         schema: TodoFields,
@@ -204,11 +215,11 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
         413: tooLarge,
         ...failures,
       },
-      async handler(request) {
+      async handler(request, reply) {
         const fields = readTodo(request.body)
-        return at(request, (id) => store.replace(id, fields))
+        return write(request, reply, (id, ifMatch) => store.replace(id, fields, ifMatch))
       },
-    },
+    }),
     remove,
   ]
 
@@ -226,6 +237,9 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
   })
   return {
     basic: basic.map(ofSurface),
-    priority: variant === 'priority' ? [ofSurface(priorityCreate)] : [],
+    priority:
+      variant === 'priority'
+        ? [ofSurface(idempotent(priorityCreate, idempotencyFailures(priorityErrors, e2Answer)))]
+        : [],
   }
 }

@@ -1,5 +1,6 @@
 import type { ErrorShape } from '../../http/errors.js'
 import { ApiError } from '../../http/errors.js'
+import { KEY_RULE } from '../../http/idempotency.js'
 
 /** Surface A's error shape E1: `{ error: { kode, pesan, detail? } }`, `detail` only on 422. */
 export const e1: ErrorShape = {
@@ -27,6 +28,20 @@ export const e1: ErrorShape = {
         return new ApiError(503, 'LAYANAN_TIDAK_TERSEDIA', 'service is temporarily unavailable')
       case 'internal':
         return new ApiError(500, 'KESALAHAN_INTERNAL', 'internal server error')
+      case 'idempotency-key-invalid':
+        return new ApiError(422, 'VALIDASI_GAGAL', 'Idempotency-Key is invalid', [
+          `Idempotency-Key must be ${KEY_RULE}`,
+        ])
+      case 'idempotency-key-reused':
+        return new ApiError(422, 'VALIDASI_GAGAL', 'Idempotency-Key was used for another request', [
+          'Idempotency-Key was sent before with another body',
+        ])
+      case 'idempotency-key-in-use':
+        return new ApiError(
+          409,
+          'SEDANG_DIPROSES',
+          'a request with this Idempotency-Key is still being processed',
+        )
     }
   },
   send(reply, error) {
@@ -61,6 +76,15 @@ export function notFoundEndpoint(): ApiError {
 
 export function taskNotFound(id: string): ApiError {
   return new ApiError(404, 'TIDAK_ADA', `task ${id} not found`)
+}
+
+/** 412: the task's current representation has none of the tags `If-Match` names. */
+export function taskChanged(id: string): ApiError {
+  return new ApiError(
+    412,
+    'VERSI_TIDAK_COCOK',
+    `task ${id} does not match If-Match: it has changed since that ETag`,
+  )
 }
 
 export function invalidBody(violations: string[]): ApiError {

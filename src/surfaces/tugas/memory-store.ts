@@ -1,4 +1,5 @@
 import { CountedTree } from '../../store/memory/counted-tree.js'
+import { type Precondition, writeIf } from '../../store/precondition.js'
 import type { TugasInput } from './rules.js'
 import { type Komentar, TUGAS_STATUSES, type Tugas, type TugasStatus } from './schemas.js'
 import type { TugasQuery, TugasSlice, TugasStore } from './store.js'
@@ -72,20 +73,22 @@ export class MemoryTugasStore implements TugasStore {
     return task
   }
 
-  async replace(id: number, input: TugasInput): Promise<Tugas | undefined> {
-    return this.#write(id, { title: input.title, status: input.status })
+  async replace(id: number, input: TugasInput, precondition?: Precondition<Tugas>) {
+    return this.#write(id, { title: input.title, status: input.status }, precondition)
   }
 
-  async update(id: number, changes: Partial<TugasInput>): Promise<Tugas | undefined> {
-    return this.#write(id, changes)
+  async update(id: number, changes: Partial<TugasInput>, precondition?: Precondition<Tugas>) {
+    return this.#write(id, changes, precondition)
   }
 
-  async delete(id: number): Promise<boolean> {
+  async delete(id: number, precondition?: Precondition<Tugas>) {
     const task = this.#find(id)
-    if (task === undefined) return false
-    this.#comments.delete(id)
-    this.#changed(task, undefined)
-    return true
+    return writeIf(task, precondition, () => {
+      if (task === undefined) return false
+      this.#comments.delete(id)
+      this.#changed(task, undefined)
+      return true
+    })
   }
 
   async comments(tugasId: number): Promise<Komentar[] | undefined> {
@@ -106,16 +109,18 @@ export class MemoryTugasStore implements TugasStore {
     return komentar
   }
 
-  #write(id: number, changes: Partial<TugasInput>): Tugas | undefined {
+  #write(id: number, changes: Partial<TugasInput>, precondition?: Precondition<Tugas>) {
     const current = this.#find(id)
-    if (current === undefined) return undefined
-    const next = Object.freeze({
-      id,
-      title: changes.title ?? current.title,
-      status: canonical(changes.status ?? current.status),
+    return writeIf(current, precondition, () => {
+      if (current === undefined) return undefined
+      const next = Object.freeze({
+        id,
+        title: changes.title ?? current.title,
+        status: canonical(changes.status ?? current.status),
+      })
+      this.#changed(current, next)
+      return next
     })
-    this.#changed(current, next)
-    return next
   }
 
   /** The id tree is also the id index: no map beside it (a map entry costs more than a task). */

@@ -1,7 +1,9 @@
 import type { Queryable } from '../../store/postgres/database.js'
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../store/postgres/errors.js'
+import { writeIfLocked } from '../../store/postgres/precondition.js'
 import { changed, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
+import type { Precondition } from '../../store/precondition.js'
 import type { SortField } from './list-query.js'
 import type { TugasInput } from './rules.js'
 import type { Komentar, Tugas } from './schemas.js'
@@ -52,7 +54,8 @@ const komentar = (row: Komentar): Komentar => ({
 /**
  * Surface A's data in PostgreSQL. Each method is one statement, so each is atomic on its own:
  * the per-status counts change in the same statement as the rows (a trigger), and a comment
- * on a task deleted meanwhile fails its foreign key instead of landing.
+ * on a task deleted meanwhile fails its foreign key instead of landing. A write with a
+ * precondition is one transaction: the task's row locked, the precondition, the statement.
  */
 export class PgTugasStore implements TugasStore {
   constructor(private readonly db: Queryable) {}
@@ -69,9 +72,23 @@ export class PgTugasStore implements TugasStore {
   }
 
   async get(id: number) {
-    const row = first(await this.db.query<Tugas>(`SELECT ${TASK} FROM tugas WHERE id = $1`, [id]))
+    return this.#get(this.db, id)
+  }
+
+  async #get(db: Queryable, id: number, lock = false) {
+    const row = first(
+      await db.query<Tugas>(
+        lock
+          ? `SELECT ${TASK} FROM tugas WHERE id = $1 FOR UPDATE`
+          : `SELECT ${TASK} FROM tugas WHERE id = $1`,
+        [id],
+      ),
+    )
     return row && task(row)
   }
+
+  /** The task locked until the transaction `db` is in ends. */
+  readonly #locked = (id: number) => (db: Queryable) => this.#get(db, id, true)
 
   async create({ title, status }: TugasInput) {
     const result = await this.db.query<Tugas>(
@@ -103,12 +120,18 @@ export class PgTugasStore implements TugasStore {
     return created
   }
 
-  async replace(id: number, input: TugasInput) {
-    return this.update(id, input)
+  async replace(id: number, input: TugasInput, precondition?: Precondition<Tugas>) {
+    return this.update(id, input, precondition)
   }
 
-  async update(id: number, { title, status }: Partial<TugasInput>) {
-    const result = await this.db.query<Tugas>(
+  async update(id: number, changes: Partial<TugasInput>, precondition?: Precondition<Tugas>) {
+    return writeIfLocked(this.db, precondition, this.#locked(id), (db) =>
+      this.#update(db, id, changes),
+    )
+  }
+
+  async #update(db: Queryable, id: number, { title, status }: Partial<TugasInput>) {
+    const result = await db.query<Tugas>(
       `UPDATE tugas SET title = coalesce($2, title), title_key = coalesce($3, title_key),
          status = coalesce($4, status) WHERE id = $1 RETURNING ${TASK}`,
       [
@@ -122,8 +145,10 @@ export class PgTugasStore implements TugasStore {
     return row && task(row)
   }
 
-  async delete(id: number) {
-    return changed(await this.db.query('DELETE FROM tugas WHERE id = $1', [id]))
+  async delete(id: number, precondition?: Precondition<Tugas>) {
+    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
+      changed(await db.query('DELETE FROM tugas WHERE id = $1', [id])),
+    )
   }
 
   async comments(tugasId: number): Promise<Komentar[] | undefined> {

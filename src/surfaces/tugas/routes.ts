@@ -1,10 +1,32 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import {
+  conditionalRead,
+  conditionalWrite,
+  deleted,
+  preconditionHeld,
+  taggedItem,
+  withETag,
+} from '../../http/conditional.js'
 import { orThrow } from '../../http/errors.js'
+import { idempotent } from '../../http/idempotency.js'
 import { atId, idOf, type PathId } from '../../http/path-id.js'
 import { locationHeader, type ParameterSpec, type RouteSpec } from '../../http/route-spec.js'
-import { commentNotFound, invalidBody, notFoundEndpoint, taskNotFound } from './errors.js'
-import { bodyErrors, errorResponse, notFound, storeErrors } from './responses.js'
+import {
+  commentNotFound,
+  invalidBody,
+  notFoundEndpoint,
+  taskChanged,
+  taskNotFound,
+} from './errors.js'
+import {
+  bodyErrors,
+  changed,
+  errorResponse,
+  keyErrors,
+  notFound,
+  storeErrors,
+} from './responses.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
 import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
 import type { TugasStore } from './store.js'
@@ -40,6 +62,10 @@ function orTaskNotFound<T>(found: T | undefined, raw: string): T {
   return orThrow(found, () => taskNotFound(raw))
 }
 
+/** Tasks and comments as their GETs send them, with the ETag of that representation. */
+const taggedTask = taggedItem<Tugas>({ schema: Tugas })
+const taggedComment = taggedItem<Komentar>({ schema: Komentar })
+
 export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec[] {
   const listPath = `${base}/tugas`
 
@@ -49,33 +75,36 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
 
   return [
     list,
-    {
-      method: 'POST',
-      path: '/tugas',
-      operationId: 'createTugas',
-      summary: 'Create a task.',
-      description:
-        '`title` is trimmed, then must be 3 to 80 characters; `status` is `belum` (the default) ' +
-        'or `selesai`. Checks in order: the body reader (415, 413, 400), then every rule that ' +
-        'is broken, reported together (422).',
-      body: { schema: TugasBaru, description: 'The new task.' },
-      responses: {
-        201: {
-          description: 'Created.',
-          schema: Tugas,
-          headers: locationHeader('Path of the new task, `/tugas/<id>`.'),
+    idempotent(
+      {
+        method: 'POST',
+        path: '/tugas',
+        operationId: 'createTugas',
+        summary: 'Create a task.',
+        description:
+          '`title` is trimmed, then must be 3 to 80 characters; `status` is `belum` (the default) ' +
+          'or `selesai`. Checks in order: the body reader (415, 413, 400), then every rule that ' +
+          'is broken, reported together (422).',
+        body: { schema: TugasBaru, description: 'The new task.' },
+        responses: {
+          201: withETag({
+            description: 'Created.',
+            schema: Tugas,
+            headers: locationHeader('Path of the new task, `/tugas/<id>`.'),
+          }),
+          ...bodyErrors,
+          ...storeErrors,
         },
-        ...bodyErrors,
-        ...storeErrors,
+        async handler(request, reply) {
+          const checked = checkTugas(request.body)
+          if (!checked.ok) throw invalidBody(checked.violations)
+          const task = await store.create(checked.value)
+          return taggedTask.send(created(reply, `${listPath}/${task.id}`), task)
+        },
       },
-      async handler(request, reply) {
-        const checked = checkTugas(request.body)
-        if (!checked.ok) throw invalidBody(checked.violations)
-        const task = await store.create(checked.value)
-        return created(reply, `${listPath}/${task.id}`).send(task)
-      },
-    },
-    {
+      keyErrors,
+    ),
+    conditionalRead({
       method: 'GET',
       path: '/tugas/{id}',
       operationId: 'getTugas',
@@ -87,74 +116,95 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         404: notFound,
         ...storeErrors,
       },
-      async handler(request) {
-        const { id, raw } = taskId(request)
-        return orTaskNotFound(await atId(id, (known) => store.get(known)), raw)
-      },
-    },
-    {
-      method: 'PUT',
-      path: '/tugas/{id}',
-      operationId: 'replaceTugas',
-      summary: 'Replace a task; `status` left out is reset to `belum`.',
-      description:
-        'The body follows the create rules. Checks in order: the body reader (415, 413, 400), ' +
-        'the rules (422), then existence (404).',
-      parameters: [idParameter('id', 'Task id.')],
-      body: { schema: TugasBaru, description: 'The full representation.' },
-      responses: {
-        200: { description: 'The replaced task.', schema: Tugas },
-        ...bodyErrors,
-        404: notFound,
-        ...storeErrors,
-      },
-      async handler(request) {
-        // Order: malformed JSON (the body reader), then rules, then existence.
-        const checked = checkTugas(request.body)
-        if (!checked.ok) throw invalidBody(checked.violations)
-        const { id, raw } = taskId(request)
-        const replaced = await atId(id, (known) => store.replace(known, checked.value))
-        return orTaskNotFound(replaced, raw)
-      },
-    },
-    {
-      method: 'PATCH',
-      path: '/tugas/{id}',
-      operationId: 'updateTugas',
-      summary: 'Change some fields of a task; `{}` changes nothing.',
-      description:
-        'Each field sent follows the create rules; fields left out keep their value. Checks in ' +
-        'order: the body reader (415, 413, 400), the rules (422), then existence (404).',
-      parameters: [idParameter('id', 'Task id.')],
-      body: { schema: TugasPatch, description: 'Any subset of `title` and `status`.' },
-      responses: {
-        200: { description: 'The task after the change.', schema: Tugas },
-        ...bodyErrors,
-        404: notFound,
-        ...storeErrors,
-      },
-      async handler(request) {
-        const checked = checkTugasPatch(request.body)
-        if (!checked.ok) throw invalidBody(checked.violations)
-        const { id, raw } = taskId(request)
-        const updated = await atId(id, (known) => store.update(known, checked.value))
-        return orTaskNotFound(updated, raw)
-      },
-    },
-    {
-      method: 'DELETE',
-      path: '/tugas/{id}',
-      operationId: 'deleteTugas',
-      summary: 'Delete a task and its comments.',
-      description: 'Answers 204 with an empty body; an unknown task is 404, also on a repeat.',
-      parameters: [idParameter('id', 'Task id.')],
-      responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, ...storeErrors },
       async handler(request, reply) {
         const { id, raw } = taskId(request)
-        if (!(await atId(id, (known) => store.delete(known)))) throw taskNotFound(raw)
-        return reply.code(204).send()
+        const task = orTaskNotFound(await atId(id, (known) => store.get(known)), raw)
+        return taggedTask.read(request, reply, task)
       },
-    },
+    }),
+    conditionalWrite(
+      {
+        method: 'PUT',
+        path: '/tugas/{id}',
+        operationId: 'replaceTugas',
+        summary: 'Replace a task; `status` left out is reset to `belum`.',
+        description:
+          'The body follows the create rules. Checks in order: the body reader (415, 413, 400), ' +
+          'the rules (422), existence (404), then `If-Match` (412).',
+        parameters: [idParameter('id', 'Task id.')],
+        body: { schema: TugasBaru, description: 'The full representation.' },
+        responses: {
+          200: { description: 'The replaced task.', schema: Tugas },
+          ...bodyErrors,
+          404: notFound,
+          ...storeErrors,
+        },
+        async handler(request, reply) {
+          // Order: malformed JSON (the body reader), then rules, existence, the precondition.
+          const checked = checkTugas(request.body)
+          if (!checked.ok) throw invalidBody(checked.violations)
+          const { id, raw } = taskId(request)
+          const ifMatch = taggedTask.ifMatch(request, reply)
+          const replaced = await atId(id, (known) => store.replace(known, checked.value, ifMatch))
+          const task = preconditionHeld(orTaskNotFound(replaced, raw), () => taskChanged(raw))
+          return taggedTask.send(reply, task)
+        },
+      },
+      changed,
+    ),
+    conditionalWrite(
+      {
+        method: 'PATCH',
+        path: '/tugas/{id}',
+        operationId: 'updateTugas',
+        summary: 'Change some fields of a task; `{}` changes nothing.',
+        description:
+          'Each field sent follows the create rules; fields left out keep their value. Checks in ' +
+          'order: the body reader (415, 413, 400), the rules (422), existence (404), then ' +
+          '`If-Match` (412).',
+        parameters: [idParameter('id', 'Task id.')],
+        body: { schema: TugasPatch, description: 'Any subset of `title` and `status`.' },
+        responses: {
+          200: { description: 'The task after the change.', schema: Tugas },
+          ...bodyErrors,
+          404: notFound,
+          ...storeErrors,
+        },
+        async handler(request, reply) {
+          const checked = checkTugasPatch(request.body)
+          if (!checked.ok) throw invalidBody(checked.violations)
+          const { id, raw } = taskId(request)
+          const ifMatch = taggedTask.ifMatch(request, reply)
+          const updated = await atId(id, (known) => store.update(known, checked.value, ifMatch))
+          const task = preconditionHeld(orTaskNotFound(updated, raw), () => taskChanged(raw))
+          return taggedTask.send(reply, task)
+        },
+      },
+      changed,
+    ),
+    conditionalWrite(
+      {
+        method: 'DELETE',
+        path: '/tugas/{id}',
+        operationId: 'deleteTugas',
+        summary: 'Delete a task and its comments.',
+        description:
+          'Answers 204 with an empty body; an unknown task is 404, also on a repeat. Checks in ' +
+          'order: existence (404), then `If-Match` (412).',
+        parameters: [idParameter('id', 'Task id.')],
+        responses: { 204: { description: 'Deleted; empty body.' }, 404: notFound, ...storeErrors },
+        async handler(request, reply) {
+          const { id, raw } = taskId(request)
+          const ifMatch = taggedTask.ifMatch(request, reply)
+          deleted(await atId(id, (known) => store.delete(known, ifMatch)), {
+            notFound: () => taskNotFound(raw),
+            failed: () => taskChanged(raw),
+          })
+          return reply.code(204).send()
+        },
+      },
+      changed,
+    ),
     {
       method: 'GET',
       path: '/tugas/{id}/komentar',
@@ -172,38 +222,40 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         return orTaskNotFound(await atId(id, (known) => store.comments(known)), raw)
       },
     },
-    {
-      method: 'POST',
-      path: '/tugas/{id}/komentar',
-      operationId: 'createKomentar',
-      summary: 'Comment on a task.',
-      description:
-        '`isi` is trimmed, then must be 1 to 500 characters. Checks in order: the body reader ' +
-        '(415, 413, 400), the rules (422), then existence of the task (404).',
-      parameters: [idParameter('id', 'Task id.')],
-      body: { schema: KomentarBaru, description: 'The comment.' },
-      responses: {
-        201: {
-          description: 'Created.',
-          schema: Komentar,
-          headers: locationHeader('Path of the new comment, `/tugas/<id>/komentar/<kid>`.'),
+    idempotent(
+      {
+        method: 'POST',
+        path: '/tugas/{id}/komentar',
+        operationId: 'createKomentar',
+        summary: 'Comment on a task.',
+        description:
+          '`isi` is trimmed, then must be 1 to 500 characters. Checks in order: the body reader ' +
+          '(415, 413, 400), the rules (422), then existence of the task (404).',
+        parameters: [idParameter('id', 'Task id.')],
+        body: { schema: KomentarBaru, description: 'The comment.' },
+        responses: {
+          201: withETag({
+            description: 'Created.',
+            schema: Komentar,
+            headers: locationHeader('Path of the new comment, `/tugas/<id>/komentar/<kid>`.'),
+          }),
+          ...bodyErrors,
+          404: notFound,
+          ...storeErrors,
         },
-        ...bodyErrors,
-        404: notFound,
-        ...storeErrors,
+        async handler(request, reply) {
+          const checked = checkKomentar(request.body)
+          if (!checked.ok) throw invalidBody(checked.violations)
+          const { id, raw } = taskId(request)
+          const added = await atId(id, (known) => store.addComment(known, checked.value.isi))
+          const komentar = orTaskNotFound(added, raw)
+          const path = `${listPath}/${komentar.tugasId}/komentar/${komentar.id}`
+          return taggedComment.send(created(reply, path), komentar)
+        },
       },
-      async handler(request, reply) {
-        const checked = checkKomentar(request.body)
-        if (!checked.ok) throw invalidBody(checked.violations)
-        const { id, raw } = taskId(request)
-        const added = await atId(id, (known) => store.addComment(known, checked.value.isi))
-        const komentar = orTaskNotFound(added, raw)
-        return created(reply, `${listPath}/${komentar.tugasId}/komentar/${komentar.id}`).send(
-          komentar,
-        )
-      },
-    },
-    {
+      keyErrors,
+    ),
+    conditionalRead({
       method: 'GET',
       path: '/tugas/{id}/komentar/{kid}',
       operationId: 'getKomentar',
@@ -217,16 +269,16 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
         404: errorResponse('Task or comment not found (`TIDAK_ADA`).'),
         ...storeErrors,
       },
-      async handler(request) {
+      async handler(request, reply) {
         const { id, raw } = taskId(request)
         const kid = idOf(request, tugasId, 'kid')
         const komentar = await atId(id, (task) =>
           atId(kid.id, (known) => store.comment(task, known)),
         )
-        if (komentar !== undefined) return komentar
+        if (komentar !== undefined) return taggedComment.read(request, reply, komentar)
         orTaskNotFound(await atId(id, (known) => store.get(known)), raw)
         throw commentNotFound(kid.raw)
       },
-    },
+    }),
   ]
 }

@@ -1,3 +1,4 @@
+import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
 import type { SortField } from './list-query.js'
 import type { TugasInput } from './rules.js'
 import type { Komentar, Tugas, TugasStatus } from './schemas.js'
@@ -19,7 +20,9 @@ export interface TugasSlice {
 /**
  * Surface A's data. Every method is one atomic step, so a route never checks and then changes
  * in two calls (a comment can never land on a task deleted in between). Returned objects are
- * snapshots: changing one changes nothing stored.
+ * snapshots: changing one changes nothing stored. The writes of one task take an optional
+ * precondition on the task as it is (If-Match), evaluated in the same step: when the task exists
+ * and fails it, nothing changes and the answer is PRECONDITION_FAILED.
  */
 export interface TugasStore {
   /** Every task in ascending id order. */
@@ -31,10 +34,18 @@ export interface TugasStore {
   /** Creates each in the order given, as `create` would one by one, in one step (the seed). */
   createMany(inputs: TugasInput[]): Promise<Tugas[]>
   /** Undefined when the task does not exist. */
-  replace(id: number, input: TugasInput): Promise<Tugas | undefined>
-  update(id: number, changes: Partial<TugasInput>): Promise<Tugas | undefined>
+  replace(
+    id: number,
+    input: TugasInput,
+    precondition?: Precondition<Tugas>,
+  ): Promise<Tugas | undefined | PreconditionFailed>
+  update(
+    id: number,
+    changes: Partial<TugasInput>,
+    precondition?: Precondition<Tugas>,
+  ): Promise<Tugas | undefined | PreconditionFailed>
   /** Also deletes the task's comments. False when the task did not exist. */
-  delete(id: number): Promise<boolean>
+  delete(id: number, precondition?: Precondition<Tugas>): Promise<boolean | PreconditionFailed>
   /** Undefined when the task does not exist. */
   comments(tugasId: number): Promise<Komentar[] | undefined>
   comment(tugasId: number, id: number): Promise<Komentar | undefined>

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { call, testApp } from '../../helpers.js'
+import { conditionalHeadersProperty } from '../../conditional-kit.js'
+import { call, json, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
 
 /** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
@@ -715,5 +716,38 @@ describe('surface B edge cases', () => {
           '{"__proto__":{"judul":"dari prototipe"},"constructor":{"prototype":{"judul":"x"}}}',
       })
       assert.equal(statusCode, 422)
+    }))
+})
+
+describe('surface B: conditional headers under bad input', () => {
+  test('any If-Match and If-None-Match (lists, *, weak tags, broken values) on /api/tugas/<id>', () =>
+    conditionalHeadersProperty({
+      app: () => testApp(),
+      async items(app) {
+        let tasks = (await call(app, { url: '/api/tugas' })).json() as { id: number }[]
+        if (tasks.length < 3) {
+          const payload = { judul: 'Tugas baru' }
+          await call(app, { method: 'POST', url: '/api/tugas', headers: json, payload })
+          tasks = (await call(app, { url: '/api/tugas' })).json()
+        }
+        return tasks.map(({ id }) => `/api/tugas/${id}`)
+      },
+      missing: '/api/tugas/999',
+      targets: [
+        { method: 'GET', kind: 'read' },
+        {
+          method: 'PUT',
+          kind: 'guarded',
+          body: fc.oneof(
+            fc.constantFrom('{"judul":"Satu","selesai":true}', '{"judul":"Dua","selesai":false}'),
+            kit.jsonValueText,
+          ),
+        },
+        { method: 'DELETE', kind: 'guarded' },
+      ],
+      preconditionFailed(response) {
+        assert.equal(response.statusCode, 412)
+        assert.deepEqual(response.json(), { error: 'versi tidak cocok' })
+      },
     }))
 })

@@ -2,9 +2,32 @@
 // delete; ids from 1, never reused; id order; snapshots; concurrent writes.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { CompactTugas } from '../../../src/surfaces/compact/schemas.js'
+import { isItem, preconditionContract } from '../../preconditions.js'
 import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
 
 await forEachStore('CompactStore', (kind) => {
+  preconditionContract<CompactTugas>(kind, ({ compact }) => ({
+    create: () => compact.create('awal'),
+    get: (id) => compact.get(id),
+    writes: [
+      {
+        name: 'replace',
+        run: (id, n, precondition) =>
+          compact.replace(id, { judul: `ganti ${n}`, selesai: n % 2 === 0 }, precondition),
+        missing: undefined,
+        wrote: isItem,
+      },
+      {
+        name: 'delete',
+        run: (id, _n, precondition) => compact.delete(id, precondition),
+        missing: false,
+        wrote: (result) => result === true,
+        removes: true,
+      },
+    ],
+  }))
+
   test('create gives { id, judul, selesai: false } with ids from 1; get and list read them in id order', async () => {
     const { compact } = await kind.fresh()
     assert.deepEqual(await compact.list(), [])
@@ -116,9 +139,10 @@ await forEachStore('CompactStore', (kind) => {
       (await compact.list()).map((task) => task.judul),
       ODD_TEXTS,
     )
-    assert.equal(
-      (await compact.replace(1, { judul: ODD_TEXTS[1] as string, selesai: true }))?.judul,
-      ODD_TEXTS[1],
-    )
+    assert.deepEqual(await compact.replace(1, { judul: ODD_TEXTS[1] as string, selesai: true }), {
+      id: 1,
+      judul: ODD_TEXTS[1],
+      selesai: true,
+    })
   })
 })

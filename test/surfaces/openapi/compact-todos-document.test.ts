@@ -25,33 +25,82 @@ const STORE = { 500: [JSON_MEDIA], 503: [JSON_MEDIA] }
 /** The HTTP parser's refusals (E1 JSON), listed on an operation with no 4xx of its own. */
 const PARSER = { 408: [JSON_MEDIA], 431: [JSON_MEDIA] }
 const BODY_READER = { 400: [JSON_MEDIA, TEXT], 413: [TEXT], 415: [TEXT], 422: [TEXT] }
+/** An `Idempotency-Key` refused: another body (422), in flight (409); a bad key is a 400. */
+const KEY = { 409: [JSON_MEDIA], 422: [JSON_MEDIA] }
+
+/** Conditional requests (decisions.md 8): 304 on an item's GET, 412 on its guarded writes. */
+const NOT_MODIFIED = { 304: [] }
+const CHANGED = { 412: [JSON_MEDIA] }
 
 const SURFACE_B: Operations = {
   'GET /api/health': { 200: [JSON_MEDIA], ...PARSER },
   'GET /api/tugas': { 200: [JSON_MEDIA], ...PARSER, ...STORE },
-  'POST /api/tugas': { 201: [JSON_MEDIA], ...BODY_READER, ...STORE },
-  'GET /api/tugas/{id}': { 200: [JSON_MEDIA], 400: [JSON_MEDIA], 404: [JSON_MEDIA], ...STORE },
-  'PUT /api/tugas/{id}': { 200: [JSON_MEDIA], ...BODY_READER, 404: [JSON_MEDIA], ...STORE },
-  'DELETE /api/tugas/{id}': { 204: [], 400: [JSON_MEDIA], 404: [JSON_MEDIA], ...STORE },
+  'POST /api/tugas': {
+    201: [JSON_MEDIA],
+    ...BODY_READER,
+    ...KEY,
+    422: [TEXT, JSON_MEDIA],
+    ...STORE,
+  },
+  'GET /api/tugas/{id}': {
+    200: [JSON_MEDIA],
+    ...NOT_MODIFIED,
+    400: [JSON_MEDIA],
+    404: [JSON_MEDIA],
+    ...STORE,
+  },
+  'PUT /api/tugas/{id}': {
+    200: [JSON_MEDIA],
+    ...BODY_READER,
+    404: [JSON_MEDIA],
+    ...CHANGED,
+    ...STORE,
+  },
+  'DELETE /api/tugas/{id}': {
+    204: [],
+    400: [JSON_MEDIA],
+    404: [JSON_MEDIA],
+    ...CHANGED,
+    ...STORE,
+  },
 }
 
 const C_SHARED: Operations = {
   'GET /todos': { 200: [JSON_MEDIA], ...PARSER, ...STORE },
-  'GET /todos/{id}': { 200: [JSON_MEDIA], 400: [JSON_MEDIA], 404: [JSON_MEDIA], ...STORE },
+  'GET /todos/{id}': {
+    200: [JSON_MEDIA],
+    ...NOT_MODIFIED,
+    400: [JSON_MEDIA],
+    404: [JSON_MEDIA],
+    ...STORE,
+  },
   'PUT /todos/{id}': {
     200: [JSON_MEDIA],
     400: [JSON_MEDIA],
     404: [JSON_MEDIA],
+    ...CHANGED,
     413: [JSON_MEDIA],
     ...STORE,
   },
-  'DELETE /todos/{id}': { 204: [], 400: [JSON_MEDIA], 404: [JSON_MEDIA], ...STORE },
+  'DELETE /todos/{id}': {
+    204: [],
+    400: [JSON_MEDIA],
+    404: [JSON_MEDIA],
+    ...CHANGED,
+    ...STORE,
+  },
 }
 
 const SURFACE_C: Record<TodosVariant, Operations> = {
   basic: {
     ...C_SHARED,
-    'POST /todos': { 201: [JSON_MEDIA], 400: [JSON_MEDIA], 413: [JSON_MEDIA], ...STORE },
+    'POST /todos': {
+      201: [JSON_MEDIA],
+      400: [JSON_MEDIA],
+      413: [JSON_MEDIA],
+      ...KEY,
+      ...STORE,
+    },
   },
   priority: {
     ...C_SHARED,
@@ -60,6 +109,7 @@ const SURFACE_C: Record<TodosVariant, Operations> = {
       400: [JSON_MEDIA],
       413: [JSON_MEDIA],
       415: [JSON_MEDIA],
+      ...KEY,
       ...STORE,
     },
   },
@@ -79,7 +129,11 @@ function operation(document: Json, key: string): Json {
   return object(item[method.toLowerCase()], key)
 }
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' }
+// Answers that carry an item have an ETag (decisions.md 8): the document requires it on them.
+const jsonHeaders = {
+  'content-type': 'application/json; charset=utf-8',
+  etag: '"AAAAAAAAAAAAAAAAAAAAAA"',
+}
 const textHeaders = { 'content-type': 'text/plain; charset=utf-8' }
 const reply = (statusCode: number, body: unknown, headers: Json = jsonHeaders): SeenResponse => ({
   statusCode,
@@ -245,7 +299,21 @@ for (const variant of ['basic', 'priority'] as const) {
       rejects('POST', '/api/tugas', reply(201, compactTask), /Location/)
       rejects('POST', '/api/tugas', reply(400, 'Bad request', textHeaders), /text\/plain schema/)
       rejects('POST', '/api/tugas', reply(400, { error: 'judul salah' }), /schema/)
-      rejects('POST', '/api/tugas', reply(422, { error: 'x' }), /content-type/)
+      rejects('POST', '/api/tugas', reply(422, { error: 'x' }), /schema/)
+      rejects('PUT', '/api/tugas/1', reply(422, { error: 'x' }), /content-type/)
+      // The Idempotency-Key refusals, in E3 (decisions.md 8).
+      accepts('POST', '/api/tugas', reply(400, { error: 'Idempotency-Key tidak valid' }))
+      accepts(
+        'POST',
+        '/api/tugas',
+        reply(422, { error: 'Idempotency-Key dipakai untuk permintaan lain' }),
+      )
+      accepts(
+        'POST',
+        '/api/tugas',
+        reply(409, { error: 'permintaan dengan Idempotency-Key ini sedang diproses' }),
+      )
+      rejects('PUT', '/api/tugas/1', reply(400, { error: 'Idempotency-Key tidak valid' }), /schema/)
       rejects('GET', '/api/tugas/1', reply(400, { error: 'judul tidak boleh kosong' }), /schema/)
       rejects(
         'GET',
@@ -269,6 +337,13 @@ for (const variant of ['basic', 'priority'] as const) {
         accepts('POST', '/todos', reply(201, todo, created))
         accepts('POST', '/todos', reply(400, { error: 'title wajib diisi' }))
         rejects('POST', '/todos', reply(201, priorityTodo, created), /schema/)
+        accepts('POST', '/todos', reply(400, { error: 'Idempotency-Key tidak valid' }))
+        accepts(
+          'POST',
+          '/todos',
+          reply(422, { error: 'Idempotency-Key dipakai untuk permintaan lain' }),
+        )
+        rejects('POST', '/todos', reply(409, { error: 'x' }), /schema/)
         rejects(
           'POST',
           '/todos',

@@ -204,7 +204,9 @@ describe('the conformance checker', () => {
   })
   after(() => app.close())
 
-  const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' }
+  // Item answers carry an ETag (decisions.md 8): the document requires it on them.
+  const etag = '"AAAAAAAAAAAAAAAAAAAAAA"'
+  const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', etag }
   const reply = (statusCode: number, body: unknown, headers: Json = jsonHeaders): SeenResponse => ({
     statusCode,
     headers,
@@ -257,7 +259,12 @@ describe('the conformance checker', () => {
   })
 
   test('fails a wrong content type, a non-JSON body, a missing Location, a 204 body', () => {
-    rejects('GET', '/tugas/1', reply(200, task, { 'content-type': 'text/plain' }), /content-type/)
+    rejects(
+      'GET',
+      '/tugas/1',
+      reply(200, task, { 'content-type': 'text/plain', etag }),
+      /content-type/,
+    )
     rejects('GET', '/tugas/1', reply(200, '{"id":', jsonHeaders), /not valid JSON/)
     rejects('POST', '/tugas', reply(201, task), /Location/)
     rejects('DELETE', '/tugas/1', reply(204, 'x', {}), /body is not empty/)

@@ -17,7 +17,8 @@ import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { defaults } from '../../../src/config.js'
 import { TokenBucketLimiter } from '../../../src/rate-limit/token-bucket.js'
 import { demoSeed } from '../../../src/seed.js'
-import { testApp } from '../../helpers.js'
+import { conditionalHeadersProperty } from '../../conditional-kit.js'
+import { call, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
 import { ADMIN, BUDI, SITI } from './helpers.js'
 
@@ -1570,4 +1571,83 @@ describe('surface D: methods no route registers (decisions 2)', () => {
     const wrong = await notMethodNotAllowed(methods)
     if (wrong.length > 0) assert.fail(`not 405 METHOD_NOT_ALLOWED:\n${wrong.join('\n')}`)
   })
+})
+
+describe('surface D: conditional headers under bad input', () => {
+  const e2PreconditionFailed = (response: { statusCode: number; json(): unknown }) => {
+    assert.equal(response.statusCode, 412)
+    const body = response.json() as { error: Record<string, unknown> }
+    assert.deepEqual(Object.keys(body), ['error'])
+    assert.equal(body.error.code, 'PRECONDITION_FAILED')
+    assert.equal(typeof body.error.message, 'string')
+  }
+
+  const JSON_BODY = { 'content-type': 'application/json' }
+  const orders: string[] = []
+  test('any If-Match and If-None-Match on /pesanan/<id> and POST /pesanan/<id>/bayar', () =>
+    conditionalHeadersProperty({
+      app: () => testApp(),
+      async items(app) {
+        // A new order per run, so some are always waiting to be paid; the last four are picked.
+        const payload = { email: 'p@x.id', jumlah: 1 }
+        const made = await call(app, {
+          method: 'POST',
+          url: '/pesanan',
+          headers: JSON_BODY,
+          payload,
+        })
+        orders.push(String(made.headers.location))
+        return orders.slice(-4)
+      },
+      missing: '/pesanan/999999',
+      targets: [
+        { method: 'GET', kind: 'read' },
+        { method: 'POST', url: (item) => `${item}/bayar`, kind: 'guarded' },
+      ],
+      preconditionFailed: e2PreconditionFailed,
+    }))
+
+  test('any If-Match and If-None-Match on /dokumen/<id>, GET and DELETE', () =>
+    conditionalHeadersProperty({
+      app: () =>
+        testApp({
+          seed: {
+            ...demoSeed,
+            dokumen: Array.from({ length: 120 }, (_, i) => ({ judul: `D${i}`, pemilik: 'budi' })),
+          },
+        }),
+      async items(app) {
+        const list = await call(app, {
+          url: '/dokumen',
+          headers: { authorization: `Bearer ${ADMIN}` },
+        })
+        return (list.json().data as { id: number }[]).map(({ id }) => `/dokumen/${id}`)
+      },
+      missing: '/dokumen/999',
+      headers: { authorization: `Bearer ${ADMIN}` },
+      targets: [
+        { method: 'GET', kind: 'read' },
+        { method: 'DELETE', kind: 'guarded' },
+      ],
+      preconditionFailed: e2PreconditionFailed,
+    }))
+
+  test('any If-None-Match on /users/<id> and /produk/<id>', () =>
+    conditionalHeadersProperty({
+      async app() {
+        const app = await testApp()
+        for (const n of [1, 2, 3]) {
+          const payload = { name: 'Ani', email: `a${n}@x.id`, password: 'rahasia-sekali' }
+          await call(app, { method: 'POST', url: '/users', headers: JSON_BODY, payload })
+        }
+        return app
+      },
+      async items(app) {
+        const users = (await call(app, { url: '/users' })).json().data as { id: number }[]
+        return [...users.map(({ id }) => `/users/${id}`), '/produk/1', '/produk/2']
+      },
+      missing: '/produk/999',
+      targets: [{ method: 'GET', kind: 'read' }],
+      preconditionFailed: e2PreconditionFailed,
+    }))
 })

@@ -3,12 +3,27 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Dokumen } from '../../../src/surfaces/supporting/documents/schemas.js'
+import { preconditionContract } from '../../preconditions.js'
 import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
 
 // Owners interleaved, so each owner's documents are not adjacent in id order.
 const OWNERS = ['budi', 'siti', 'Budi', 'budi', 'budi ', 'BUDI', 'siti', 'budi', 'bUdi', 'büdi']
 
 await forEachStore('DocumentStore', (kind) => {
+  preconditionContract<Dokumen>(kind, ({ documents }) => ({
+    create: () => documents.create({ judul: 'Rencana', pemilik: 'budi' }),
+    get: (id) => documents.get(id),
+    writes: [
+      {
+        name: 'delete',
+        run: (id, _n, precondition) => documents.delete(id, precondition),
+        missing: false,
+        wrote: (result) => result === true,
+        removes: true,
+      },
+    ],
+  }))
+
   test('create gives { id, judul, pemilik } from id 1; list() and list({}) give all in id order; get', async () => {
     const { documents } = await kind.fresh()
     assert.deepEqual(await documents.list(), [])

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { call, testApp } from '../../helpers.js'
+import { conditionalHeadersProperty } from '../../conditional-kit.js'
+import { call, json, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
 
 /** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
@@ -902,5 +903,38 @@ describe('surface C (priority): POST /todos field rules', () => {
         }),
         PARAMETERS,
       )
+    }))
+})
+
+describe('surface C: conditional headers under bad input', () => {
+  test('any If-Match and If-None-Match (lists, *, weak tags, broken values) on /todos/<id>', () =>
+    conditionalHeadersProperty({
+      app: () => testApp(),
+      async items(app) {
+        let todos = (await call(app, { url: '/todos' })).json() as { id: number }[]
+        if (todos.length < 3) {
+          const payload = { title: 'Todo baru' }
+          await call(app, { method: 'POST', url: '/todos', headers: json, payload })
+          todos = (await call(app, { url: '/todos' })).json()
+        }
+        return todos.map(({ id }) => `/todos/${id}`)
+      },
+      missing: '/todos/999',
+      targets: [
+        { method: 'GET', kind: 'read' },
+        {
+          method: 'PUT',
+          kind: 'guarded',
+          body: fc.oneof(
+            fc.constantFrom('{"title":"Satu","done":true}', '{"title":"Dua"}'),
+            kit.jsonValueText,
+          ),
+        },
+        { method: 'DELETE', kind: 'guarded' },
+      ],
+      preconditionFailed(response) {
+        assert.equal(response.statusCode, 412)
+        assert.deepEqual(response.json(), { error: 'versi tidak cocok' })
+      },
     }))
 })

@@ -3,6 +3,8 @@
 // ids from 1 never reused, id order, snapshots.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { Todo } from '../../../src/surfaces/todos/schemas.js'
+import { isItem, preconditionContract } from '../../preconditions.js'
 import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
 
 /** A clock the test moves by hand. */
@@ -17,6 +19,27 @@ function manualClock(iso: string) {
 }
 
 await forEachStore('TodoStore', (kind) => {
+  preconditionContract<Todo>(kind, ({ todos }) => ({
+    create: () => todos.create({ title: 'awal', done: false, priority: 2 }),
+    get: (id) => todos.get(id),
+    writes: [
+      {
+        name: 'replace',
+        run: (id, n, precondition) =>
+          todos.replace(id, { title: `ganti ${n}`, done: n % 2 === 0 }, precondition),
+        missing: undefined,
+        wrote: isItem,
+      },
+      {
+        name: 'delete',
+        run: (id, _n, precondition) => todos.delete(id, precondition),
+        missing: false,
+        wrote: (result) => result === true,
+        removes: true,
+      },
+    ],
+  }))
+
   test('create stamps created_at from the clock (exact ISO string); no priority or due_date unless set', async () => {
     const clock = manualClock('2024-02-29T23:59:59.999Z')
     const { todos } = await kind.fresh(clock.now)

@@ -7,6 +7,7 @@ import fc from 'fast-check'
 import { SORT_FIELDS } from '../../../src/surfaces/tugas/list-query.js'
 import type { Tugas } from '../../../src/surfaces/tugas/schemas.js'
 import type { TugasQuery } from '../../../src/surfaces/tugas/store.js'
+import { isItem, preconditionContract } from '../../preconditions.js'
 import { forEachStore, ODD_TEXTS } from '../../stores.js'
 
 // Few distinct titles, so ties (and the id tie-break) are common. U+FFFD and U+E000 sort after
@@ -60,6 +61,33 @@ function modelQuery(tasks: Map<number, Tugas>, q: TugasQuery) {
 const all = { status: undefined, sort: 'id' as const, descending: false, offset: 0, limit: 100 }
 
 await forEachStore('TugasStore', (kind) => {
+  preconditionContract<Tugas>(kind, ({ tugas }) => ({
+    create: () => tugas.create({ title: 'awal', status: 'belum' }),
+    get: (id) => tugas.get(id),
+    writes: [
+      {
+        name: 'replace',
+        run: (id, n, precondition) =>
+          tugas.replace(id, { title: `ganti ${n}`, status: 'selesai' }, precondition),
+        missing: undefined,
+        wrote: isItem,
+      },
+      {
+        name: 'update',
+        run: (id, n, precondition) => tugas.update(id, { title: `ubah ${n}` }, precondition),
+        missing: undefined,
+        wrote: isItem,
+      },
+      {
+        name: 'delete',
+        run: (id, _n, precondition) => tugas.delete(id, precondition),
+        missing: false,
+        wrote: (result) => result === true,
+        removes: true,
+      },
+    ],
+  }))
+
   test('pages always equal filter, sort (code units, ties by id), slice from scratch', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(command, { maxLength: 60 }), async (commands) => {

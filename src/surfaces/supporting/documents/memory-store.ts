@@ -1,4 +1,5 @@
 import { MemoryCollection } from '../../../store/memory-collection.js'
+import type { Precondition } from '../../../store/precondition.js'
 import type { Dokumen } from './schemas.js'
 import type { DocumentStore } from './store.js'
 
@@ -19,7 +20,7 @@ export class MemoryDocumentStore implements DocumentStore {
     return this.#documents.add((id) => ({ id, ...fields }))
   }
 
-  async delete(id: number) {
-    return this.#documents.delete(id)
+  async delete(id: number, precondition?: Precondition<Dokumen>) {
+    return this.#documents.delete(id, precondition)
   }
 }

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../../store/postgres/database.js'
+import { writeIfLocked } from '../../../store/postgres/precondition.js'
 import { changed, first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
+import type { Precondition } from '../../../store/precondition.js'
 import type { Dokumen } from './schemas.js'
 import type { DocumentStore } from './store.js'
 
@@ -28,8 +30,17 @@ export class PgDocumentStore implements DocumentStore {
   }
 
   async get(id: number) {
+    return this.#get(this.db, id)
+  }
+
+  async #get(db: Queryable, id: number, lock = false) {
     const row = first(
-      await this.db.query<Dokumen>(`SELECT ${DOCUMENT} FROM dokumen WHERE id = $1`, [id]),
+      await db.query<Dokumen>(
+        lock
+          ? `SELECT ${DOCUMENT} FROM dokumen WHERE id = $1 FOR UPDATE`
+          : `SELECT ${DOCUMENT} FROM dokumen WHERE id = $1`,
+        [id],
+      ),
     )
     return row && document(row)
   }
@@ -42,7 +53,12 @@ export class PgDocumentStore implements DocumentStore {
     return document(first(result) as Dokumen)
   }
 
-  async delete(id: number) {
-    return changed(await this.db.query('DELETE FROM dokumen WHERE id = $1', [id]))
+  async delete(id: number, precondition?: Precondition<Dokumen>) {
+    return writeIfLocked(
+      this.db,
+      precondition,
+      (db) => this.#get(db, id, true),
+      async (db) => changed(await db.query('DELETE FROM dokumen WHERE id = $1', [id])),
+    )
   }
 }

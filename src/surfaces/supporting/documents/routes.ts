@@ -1,10 +1,11 @@
+import { conditionalWrite, deleted, taggedItem } from '../../../http/conditional.js'
 import { ApiError } from '../../../http/errors.js'
 import { atId } from '../../../http/path-id.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
 import { credentialed, identityOf } from '../access/guard.js'
 import type { CredentialStore } from '../access/store.js'
-import { notFound, pathId } from '../errors.js'
+import { notFound, pathId, preconditionFailed } from '../errors.js'
 import { readOne } from '../read-one.js'
 import { failures, idParameter } from '../responses.js'
 import { type Dokumen, DokumenEnvelope, DokumenList } from './schemas.js'
@@ -22,6 +23,12 @@ function mayRead(identity: Identity, document: Dokumen): boolean {
 
 const notYours = (id: number) =>
   new ApiError(403, 'FORBIDDEN', `document ${id} is not yours: it belongs to another user`)
+
+/** A document as `GET /dokumen/{id}` sends it, `{ data }`, with its ETag. */
+const taggedDocument = taggedItem<Dokumen>({
+  schema: DokumenEnvelope,
+  body: (document) => ({ data: document }),
+})
 
 /**
  * `/dokumen`. Each route's checks run in Part 2's order: credential (401) and role policy (403)
@@ -50,35 +57,42 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
       what: 'document',
       description:
         'Checks in order: the credential (401), the role policy (403), the id (400), existence ' +
-        '(404), then ownership: a user may read only their own documents (403).',
-      schema: DokumenEnvelope,
+        '(404), then ownership: a user may read only their own documents (403); then ' +
+        '`If-None-Match` (304).',
+      item: taggedDocument,
       find: (id) => store.get(id),
       // Ownership comes last, after existence (Part 2's order of checks).
-      present(document, request) {
+      check(document, request) {
         if (!mayRead(identityOf(request), document)) throw notYours(document.id)
-        return { data: document }
       },
     }),
-    {
-      method: 'DELETE',
-      path: '/dokumen/{id}',
-      operationId: 'deleteDokumen',
-      summary: 'Delete a document (admin only).',
-      description:
-        'Checks in order: the credential (401), the role policy, admins only (403), the id ' +
-        '(400), then existence (404). Answers 204 with an empty body.',
-      parameters: [idParameter('Document')],
-      responses: {
-        204: { description: 'Deleted; empty body.' },
-        400: failures.invalidId,
-        404: failures.notFound,
+    conditionalWrite(
+      {
+        method: 'DELETE',
+        path: '/dokumen/{id}',
+        operationId: 'deleteDokumen',
+        summary: 'Delete a document (admin only).',
+        description:
+          'Checks in order: the credential (401), the role policy, admins only (403), the id ' +
+          '(400), existence (404), then `If-Match` (412). Answers 204 with an empty body.',
+        parameters: [idParameter('Document')],
+        responses: {
+          204: { description: 'Deleted; empty body.' },
+          400: failures.invalidId,
+          404: failures.notFound,
+        },
+        async handler(request, reply) {
+          const { id, raw } = pathId(request)
+          const ifMatch = taggedDocument.ifMatch(request, reply)
+          deleted(await atId(id, (known) => store.delete(known, ifMatch)), {
+            notFound: () => notFound('document', raw),
+            failed: () => preconditionFailed('document', raw),
+          })
+          return reply.code(204).send()
+        },
       },
-      async handler(request, reply) {
-        const { id, raw } = pathId(request)
-        if (!(await atId(id, (known) => store.delete(known)))) throw notFound('document', raw)
-        return reply.code(204).send()
-      },
-    },
+      failures.preconditionFailed,
+    ),
   ]
   return routes.map((route) => credentialed(credentials, route))
 }

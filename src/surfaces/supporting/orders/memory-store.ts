@@ -1,4 +1,5 @@
 import { MemoryCollection } from '../../../store/memory-collection.js'
+import { type Precondition, writeIf } from '../../../store/precondition.js'
 import type { Pesanan } from './schemas.js'
 import type { OrderStore, PayResult } from './store.js'
 
@@ -14,12 +15,14 @@ export class MemoryOrderStore implements OrderStore {
     return this.#orders.add((id) => ({ id, ...fields, status: 'MENUNGGU' as const }))
   }
 
-  async pay(id: number): Promise<PayResult> {
-    // No await between the check and the change.
+  async pay(id: number, precondition?: Precondition<Pesanan>) {
+    // No await between the checks and the change.
     const order = this.#orders.get(id)
-    if (order === undefined) return { outcome: 'missing' }
-    if (order.status === 'LUNAS') return { outcome: 'already-paid', order }
-    const paid = this.#orders.change(id, (current) => ({ ...current, status: 'LUNAS' }))
-    return { outcome: 'paid', order: paid as Pesanan }
+    return writeIf(order, precondition, (): PayResult => {
+      if (order === undefined) return { outcome: 'missing' }
+      if (order.status === 'LUNAS') return { outcome: 'already-paid', order }
+      const paid = this.#orders.change(id, (current) => ({ ...current, status: 'LUNAS' }))
+      return { outcome: 'paid', order: paid as Pesanan }
+    })
   }
 }

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../../store/postgres/database.js'
+import { writeIfLocked } from '../../../store/postgres/precondition.js'
 import { first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
+import type { Precondition } from '../../../store/precondition.js'
 import type { Pesanan } from './schemas.js'
 import type { OrderStore, PayResult } from './store.js'
 
@@ -13,8 +15,17 @@ export class PgOrderStore implements OrderStore {
   constructor(private readonly db: Queryable) {}
 
   async get(id: number) {
+    return this.#get(this.db, id)
+  }
+
+  async #get(db: Queryable, id: number, lock = false) {
     const row = first(
-      await this.db.query<Pesanan>(`SELECT ${ORDER} FROM pesanan WHERE id = $1`, [id]),
+      await db.query<Pesanan>(
+        lock
+          ? `SELECT ${ORDER} FROM pesanan WHERE id = $1 FOR UPDATE`
+          : `SELECT ${ORDER} FROM pesanan WHERE id = $1`,
+        [id],
+      ),
     )
     return row && order(row)
   }
@@ -31,16 +42,26 @@ export class PgOrderStore implements OrderStore {
    * One conditional UPDATE: of concurrent payments of one order, in however many processes,
    * exactly one finds it `MENUNGGU`. An order the UPDATE did not change is then read to tell
    * "already paid" from "missing" (a paid order never changes again, so that read is exact).
+   * With a precondition, the order's row is locked and checked first, in one transaction.
    */
-  async pay(id: number): Promise<PayResult> {
+  async pay(id: number, precondition?: Precondition<Pesanan>) {
+    return writeIfLocked(
+      this.db,
+      precondition,
+      (db) => this.#get(db, id, true),
+      (db) => this.#pay(db, id),
+    )
+  }
+
+  async #pay(db: Queryable, id: number): Promise<PayResult> {
     const paid = first(
-      await this.db.query<Pesanan>(
+      await db.query<Pesanan>(
         `UPDATE pesanan SET status = 'LUNAS' WHERE id = $1 AND status = 'MENUNGGU' RETURNING ${ORDER}`,
         [id],
       ),
     )
     if (paid !== undefined) return { outcome: 'paid', order: order(paid) }
-    const current = await this.get(id)
+    const current = await this.#get(db, id)
     return current === undefined
       ? { outcome: 'missing' }
       : { outcome: 'already-paid', order: current }

@@ -1,73 +1,101 @@
+import {
+  conditionalWrite,
+  preconditionHeld,
+  taggedItem,
+  withETag,
+} from '../../../http/conditional.js'
 import { sentBody } from '../../../http/e2.js'
 import { ApiError } from '../../../http/errors.js'
+import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import { atId } from '../../../http/path-id.js'
 import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
-import { notFound, pathId, supportingErrors } from '../errors.js'
+import { PRECONDITION_FAILED } from '../../../store/precondition.js'
+import { notFound, pathId, preconditionFailed, supportingErrors } from '../errors.js'
 import { readOne } from '../read-one.js'
 import { e2, failures, idParameter } from '../responses.js'
 import { checkNewOrder } from './rules.js'
-import { PesananBaru, PesananEnvelope } from './schemas.js'
+import { type Pesanan, PesananBaru, PesananEnvelope } from './schemas.js'
 import type { OrderStore } from './store.js'
+
+const MISSING = { outcome: 'missing' } as const
 
 const alreadyPaid = (id: number) =>
   new ApiError(409, 'SUDAH_DIBAYAR', `order ${id} is already paid`, { status: 'LUNAS' })
 
+/** An order as `GET /pesanan/{id}` sends it, `{ data }`, with its ETag. */
+const taggedOrder = taggedItem<Pesanan>({
+  schema: PesananEnvelope,
+  body: (order) => ({ data: order }),
+})
+
 export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
   return [
-    {
-      method: 'POST',
-      path: '/pesanan',
-      operationId: 'createPesanan',
-      summary: 'Place an order; it starts `MENUNGGU`.',
-      description:
-        'Checks in order: the Content-Type (415), the body reader (413, 400), then the fields ' +
-        '(400 `VALIDATION_ERROR`, each broken rule in `details`).',
-      body: { schema: PesananBaru, description: 'The new order.' },
-      onRequest: [requireJsonContentType(supportingErrors)],
-      responses: {
-        201: {
-          description: 'Created.',
-          schema: PesananEnvelope,
-          headers: locationHeader('Path of the new order, `/pesanan/<id>`.'),
+    idempotent(
+      {
+        method: 'POST',
+        path: '/pesanan',
+        operationId: 'createPesanan',
+        summary: 'Place an order; it starts `MENUNGGU`.',
+        description:
+          'Checks in order: the Content-Type (415), the body reader (413, 400), then the fields ' +
+          '(400 `VALIDATION_ERROR`, each broken rule in `details`).',
+        body: { schema: PesananBaru, description: 'The new order.' },
+        onRequest: [requireJsonContentType(supportingErrors)],
+        responses: {
+          201: withETag({
+            description: 'Created.',
+            schema: PesananEnvelope,
+            headers: locationHeader('Path of the new order, `/pesanan/<id>`.'),
+          }),
+          ...failures.body,
         },
-        ...failures.body,
+        async handler(request, reply) {
+          const order = await store.create(checkNewOrder(sentBody(request)))
+          return taggedOrder.send(reply.code(201).header('location', `/pesanan/${order.id}`), order)
+        },
       },
-      async handler(request, reply) {
-        const order = await store.create(checkNewOrder(sentBody(request)))
-        return reply.code(201).header('location', `/pesanan/${order.id}`).send({ data: order })
-      },
-    },
+      failures.idempotency,
+    ),
     readOne({
       path: '/pesanan/{id}',
       operationId: 'getPesanan',
       what: 'order',
-      schema: PesananEnvelope,
+      item: taggedOrder,
       find: (id) => store.get(id),
-      present: (order) => ({ data: order }),
     }),
-    {
-      method: 'POST',
-      path: '/pesanan/{id}/bayar',
-      operationId: 'payPesanan',
-      summary: 'Pay an order: `MENUNGGU` becomes `LUNAS`, once.',
-      description:
-        'Takes no body. Checks in order: the id (400), existence (404), then whether the order ' +
-        'is already paid (409, nothing changes).',
-      parameters: [idParameter('Order')],
-      responses: {
-        200: { description: 'Paid; the order is `LUNAS`.', schema: PesananEnvelope },
-        400: failures.invalidId,
-        404: failures.notFound,
-        409: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
-      },
-      async handler(request) {
-        const { id, raw } = pathId(request)
-        const result = await atId(id, (known) => store.pay(known))
-        if (result === undefined || result.outcome === 'missing') throw notFound('order', raw)
-        if (result.outcome === 'already-paid') throw alreadyPaid(result.order.id)
-        return { data: result.order }
-      },
-    },
+    idempotent(
+      conditionalWrite(
+        {
+          method: 'POST',
+          path: '/pesanan/{id}/bayar',
+          operationId: 'payPesanan',
+          summary: 'Pay an order: `MENUNGGU` becomes `LUNAS`, once.',
+          description:
+            'Takes no body. Checks in order: the id (400), existence (404), `If-Match` (412), then ' +
+            'whether the order is already paid (409, nothing changes).',
+          parameters: [idParameter('Order')],
+          responses: {
+            200: { description: 'Paid; the order is `LUNAS`.', schema: PesananEnvelope },
+            400: failures.invalidId,
+            404: failures.notFound,
+            409: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
+          },
+          async handler(request, reply) {
+            const { id, raw } = pathId(request)
+            const ifMatch = taggedOrder.ifMatch(request, reply)
+            const result = (await atId(id, (known) => store.pay(known, ifMatch))) ?? MISSING
+            if (result !== PRECONDITION_FAILED && result.outcome === 'missing') {
+              throw notFound('order', raw)
+            }
+            const paid = preconditionHeld(result, () => preconditionFailed('order', raw))
+            if (paid.outcome === 'already-paid') throw alreadyPaid(paid.order.id)
+            return taggedOrder.send(reply, paid.order)
+          },
+        },
+        failures.preconditionFailed,
+      ),
+      failures.idempotency,
+    ),
   ]
 }

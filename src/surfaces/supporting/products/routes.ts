@@ -3,6 +3,7 @@ import { Type } from 'typebox'
 import type { ProdukVersioning } from '../../../config.js'
 import { parseAccept } from '../../../http/accept.js'
 import { markApiVersion } from '../../../http/api-version.js'
+import { taggedItem } from '../../../http/conditional.js'
 import { ApiError } from '../../../http/errors.js'
 import { headerValue } from '../../../http/headers.js'
 import { type ResponseSpec, type RouteSpec, sendWith } from '../../../http/route-spec.js'
@@ -58,6 +59,9 @@ const deprecationHeaders = {
     schema: Type.String(),
   },
 }
+
+/** A product as `GET /produk/{id}` sends it, with its ETag. */
+const taggedProduct = taggedItem<Produk>({ schema: Produk })
 
 export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
   const { store, versioning, sunset, now = () => new Date() } = options
@@ -146,7 +150,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
       path: '/produk/{id}',
       operationId: 'getProduk',
       what: 'product',
-      schema: Produk,
+      item: taggedProduct,
       find: (id) => store.get(id),
     }),
     {

@@ -1,6 +1,8 @@
 import type { UsersVariant } from '../../../config.js'
+import { taggedItem, withETag } from '../../../http/conditional.js'
 import { sentBody } from '../../../http/e2.js'
 import { ApiError } from '../../../http/errors.js'
+import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { supportingErrors } from '../errors.js'
@@ -22,8 +24,11 @@ const emailTaken = (email: string) =>
 /** `/users` in either variant: `enveloped` wraps each user in `{ data }`, `flat` does not. */
 export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
   const enveloped = variant === 'enveloped'
-  const One = enveloped ? UserEnvelope : User
-  const wrap = (user: User) => (enveloped ? { data: user } : user)
+  // The tag is of the representation this variant sends.
+  const tagged = taggedItem<User>({
+    schema: enveloped ? UserEnvelope : User,
+    body: (user) => (enveloped ? { data: user } : user),
+  })
   return [
     {
       method: 'GET',
@@ -39,42 +44,44 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
         return { data, meta: { page: 1, total: data.length } }
       },
     },
-    {
-      method: 'POST',
-      path: '/users',
-      operationId: 'createUser',
-      summary: 'Register a user; the password is kept only as a salted scrypt hash.',
-      description:
-        'Checks in order: the Content-Type (415), the body reader (413, 400), the fields (400 ' +
-        '`VALIDATION_ERROR`, each broken rule in `details`), then the email, unique in any ' +
-        'letter case (409). The answer never contains the password.',
-      body: { schema: NewUser, description: 'The new user.' },
-      onRequest: [requireJsonContentType(supportingErrors)],
-      responses: {
-        201: {
-          description: 'Created.',
-          schema: One,
-          headers: locationHeader('Path of the new user, `/users/<id>`.'),
+    idempotent(
+      {
+        method: 'POST',
+        path: '/users',
+        operationId: 'createUser',
+        summary: 'Register a user; the password is kept only as a salted scrypt hash.',
+        description:
+          'Checks in order: the Content-Type (415), the body reader (413, 400), the fields (400 ' +
+          '`VALIDATION_ERROR`, each broken rule in `details`), then the email, unique in any ' +
+          'letter case (409). The answer never contains the password.',
+        body: { schema: NewUser, description: 'The new user.' },
+        onRequest: [requireJsonContentType(supportingErrors)],
+        responses: {
+          201: withETag({
+            description: 'Created.',
+            schema: tagged.schema,
+            headers: locationHeader('Path of the new user, `/users/<id>`.'),
+          }),
+          ...failures.body,
+          409: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
         },
-        ...failures.body,
-        409: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
+        async handler(request, reply) {
+          const { password, ...fields } = checkNewUser(sentBody(request), variant)
+          const passwordHash = password === undefined ? undefined : await hashPassword(password)
+          const result = await store.create({ ...fields, ...(passwordHash && { passwordHash }) })
+          if ('emailTaken' in result) throw emailTaken(fields.email)
+          const { user } = result
+          return tagged.send(reply.code(201).header('location', `/users/${user.id}`), user)
+        },
       },
-      async handler(request, reply) {
-        const { password, ...fields } = checkNewUser(sentBody(request), variant)
-        const passwordHash = password === undefined ? undefined : await hashPassword(password)
-        const result = await store.create({ ...fields, ...(passwordHash && { passwordHash }) })
-        if ('emailTaken' in result) throw emailTaken(fields.email)
-        const { user } = result
-        return reply.code(201).header('location', `/users/${user.id}`).send(wrap(user))
-      },
-    },
+      failures.idempotency,
+    ),
     readOne({
       path: '/users/{id}',
       operationId: 'getUser',
       what: 'user',
-      schema: One,
+      item: tagged,
       find: (id) => store.get(id),
-      present: wrap,
     }),
   ]
 }
