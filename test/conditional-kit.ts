@@ -309,62 +309,75 @@ export async function conditionalHeadersProperty(
     return statusCode === 200 ? { tag: String(headers.etag), body } : undefined
   }
   const reached = new Set<string>()
-  await fc.assert(
-    fc.asyncProperty(
-      fc
-        .constantFrom(...surface.targets)
-        .chain((target) => fc.tuple(fc.constant(target), target.body ?? fc.constant(undefined))),
-      fc.nat(),
-      fc.boolean(),
-      fc.option(kit.conditionShape, { nil: undefined }),
-      fc.option(kit.conditionShape, { nil: undefined }),
-      async ([target, body], pick, missing, ifMatchShape, ifNoneMatchShape) => {
-        const items = await surface.items(app)
-        const item = missing || items.length === 0 ? surface.missing : items[pick % items.length]
-        const url = target.url ? target.url(item as string) : (item as string)
-        const before = await current(item as string)
-        const tag = before?.tag ?? '"none"'
-        const ifMatch = ifMatchShape && kit.conditionValue(ifMatchShape, tag)
-        const ifNoneMatch = ifNoneMatchShape && kit.conditionValue(ifNoneMatchShape, tag)
-        const answer = await send({
-          method: target.method,
-          url,
-          headers: {
-            ...(ifMatch && { 'if-match': ifMatch.value }),
-            ...(ifNoneMatch && { 'if-none-match': ifNoneMatch.value }),
-            ...(body !== undefined && { 'content-type': 'application/json' }),
-          },
-          ...(body !== undefined && { payload: body }),
-        })
-        const what = `${target.method} ${url} If-Match ${JSON.stringify(ifMatch)} If-None-Match ${JSON.stringify(ifNoneMatch)}: ${answer.statusCode} ${answer.body.slice(0, 200)}`
-        const { statusCode } = answer
-        if (statusCode === 304) {
-          assert.ok(target.kind === 'read' && before && ifNoneMatch?.weak !== false, what)
-          assert.equal(answer.headers.etag, tag, what)
-          assert.equal(answer.body, '', what)
-        } else if (target.kind === 'read' && statusCode === 200) {
-          assert.notEqual(ifNoneMatch?.weak, true, what)
-          assert.equal(answer.headers.etag, tag, what)
-        }
-        if (statusCode === 412) {
-          assert.ok(target.kind === 'guarded' && before && ifMatch?.strong !== true, what)
-          surface.preconditionFailed(answer)
-          assert.deepEqual(await current(item as string), before, `a 412 changed nothing: ${what}`)
-        } else if (target.kind === 'guarded' && statusCode >= 200 && statusCode < 300) {
-          assert.notEqual(ifMatch?.strong, false, what)
-          if (ifMatch !== undefined) reached.add('written with If-Match')
-        }
-        reached.add(String(statusCode))
-      },
-    ),
-    { numRuns, includeErrorInReport: true },
-  )
   const outcomes = [
     '304',
     '404',
     ...(surface.targets.some((t) => t.kind === 'guarded') ? ['412', 'written with If-Match'] : []),
   ]
+  // Each outcome must come up; some (a 304 needs a GET, an item that exists and a value that
+  // matches its tag) are rare enough that one round of runs can miss them, so up to five rounds
+  // are run until all have. Unreachable outcomes still fail.
+  for (let round = 0; round < 5 && outcomes.some((outcome) => !reached.has(outcome)); round++) {
+    await checkRound()
+  }
   for (const outcome of outcomes) {
     assert.ok(reached.has(outcome), `no run reached ${outcome}: ${[...reached].join(', ')}`)
+  }
+
+  async function checkRound() {
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .constantFrom(...surface.targets)
+          .chain((target) => fc.tuple(fc.constant(target), target.body ?? fc.constant(undefined))),
+        fc.nat(),
+        fc.boolean(),
+        fc.option(kit.conditionShape, { nil: undefined }),
+        fc.option(kit.conditionShape, { nil: undefined }),
+        async ([target, body], pick, missing, ifMatchShape, ifNoneMatchShape) => {
+          const items = await surface.items(app)
+          const item = missing || items.length === 0 ? surface.missing : items[pick % items.length]
+          const url = target.url ? target.url(item as string) : (item as string)
+          const before = await current(item as string)
+          const tag = before?.tag ?? '"none"'
+          const ifMatch = ifMatchShape && kit.conditionValue(ifMatchShape, tag)
+          const ifNoneMatch = ifNoneMatchShape && kit.conditionValue(ifNoneMatchShape, tag)
+          const answer = await send({
+            method: target.method,
+            url,
+            headers: {
+              ...(ifMatch && { 'if-match': ifMatch.value }),
+              ...(ifNoneMatch && { 'if-none-match': ifNoneMatch.value }),
+              ...(body !== undefined && { 'content-type': 'application/json' }),
+            },
+            ...(body !== undefined && { payload: body }),
+          })
+          const what = `${target.method} ${url} If-Match ${JSON.stringify(ifMatch)} If-None-Match ${JSON.stringify(ifNoneMatch)}: ${answer.statusCode} ${answer.body.slice(0, 200)}`
+          const { statusCode } = answer
+          if (statusCode === 304) {
+            assert.ok(target.kind === 'read' && before && ifNoneMatch?.weak !== false, what)
+            assert.equal(answer.headers.etag, tag, what)
+            assert.equal(answer.body, '', what)
+          } else if (target.kind === 'read' && statusCode === 200) {
+            assert.notEqual(ifNoneMatch?.weak, true, what)
+            assert.equal(answer.headers.etag, tag, what)
+          }
+          if (statusCode === 412) {
+            assert.ok(target.kind === 'guarded' && before && ifMatch?.strong !== true, what)
+            surface.preconditionFailed(answer)
+            assert.deepEqual(
+              await current(item as string),
+              before,
+              `a 412 changed nothing: ${what}`,
+            )
+          } else if (target.kind === 'guarded' && statusCode >= 200 && statusCode < 300) {
+            assert.notEqual(ifMatch?.strong, false, what)
+            if (ifMatch !== undefined) reached.add('written with If-Match')
+          }
+          reached.add(String(statusCode))
+        },
+      ),
+      { numRuns, includeErrorInReport: true },
+    )
   }
 }
