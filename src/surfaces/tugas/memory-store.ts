@@ -14,6 +14,16 @@ const byId = (a: Tugas, b: Tugas) => a.id - b.id
 const byTitle = (a: Tugas, b: Tugas) =>
   a.title < b.title ? -1 : a.title > b.title ? 1 : a.id - b.id
 
+/** A code unit of `text`, 0 past its end. */
+const unitAt = (text: string, at: number) => (at < text.length ? text.charCodeAt(at) : 0)
+/**
+ * The title order's key (see CountedTree): the title's first three code units as one number,
+ * which orders titles as byTitle does wherever two keys differ.
+ */
+const titleKey = ({ title }: Tugas) =>
+  unitAt(title, 0) * 2 ** 32 + unitAt(title, 1) * 2 ** 16 + unitAt(title, 2)
+const idKey = (task: Tugas) => task.id
+
 /** Tasks in one run of the title order: descending pages keep them in ascending id order. */
 const sameTitle = (a: Tugas, b: Tugas) => a.title === b.title
 /** In id order every run is one task. */
@@ -29,8 +39,8 @@ const sameTask = (a: Tugas, b: Tugas) => a.id === b.id
 export class MemoryTugasStore implements TugasStore {
   /** Only tasks that have comments: most have none. */
   readonly #comments = new Map<number, Komentar[]>()
-  readonly #byId = new CountedTree<Tugas>(byId, groupOf, STATUSES.length)
-  readonly #byTitle = new CountedTree<Tugas>(byTitle, groupOf, STATUSES.length)
+  readonly #byId = new CountedTree<Tugas>(byId, groupOf, STATUSES.length, idKey)
+  readonly #byTitle = new CountedTree<Tugas>(byTitle, groupOf, STATUSES.length, titleKey)
   #nextId = 1
   #nextCommentId = 1
 
@@ -129,14 +139,8 @@ export class MemoryTugasStore implements TugasStore {
   }
 
   #changed(before: Tugas | undefined, after: Tugas | undefined): void {
-    if (before !== undefined) {
-      this.#byId.remove(before)
-      this.#byTitle.remove(before)
-    }
-    if (after !== undefined) {
-      this.#byId.insert(after)
-      this.#byTitle.insert(after)
-    }
+    this.#byId.change(before, after)
+    this.#byTitle.change(before, after)
   }
 
   /** The page of one filter (`group`) in one order. */
