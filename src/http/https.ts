@@ -90,9 +90,10 @@ function expire(request: FastifyRequest, reply: FastifyReply, body: string): voi
   if (!reply.sent) {
     reply.code(408).type('application/json; charset=utf-8').send(body)
   }
-  // Reset once the answer is written, never before: a reset cuts what is still queued.
+  // Reset once the answer is written, never before: a reset cuts what is still queued, and
+  // an ended stream (end() called) may still hold the body in its queue.
   const reset = () => stream.close(constants.NGHTTP2_NO_ERROR)
-  if (stream.writableEnded) reset()
+  if (stream.writableFinished) reset()
   else stream.once('finish', reset)
 }
 
