@@ -37,6 +37,8 @@ type Server =
   | 'bare'
   | 'service'
   | 'service, warn'
+  | 'fastify'
+  | 'fastify, contract'
   | 'pg service'
   | 'pg reference'
   | 'pg reference, prepared'
@@ -122,7 +124,24 @@ const [bareBesideWarn, getWarn, postWarn] = [
     base: BARE_BESIDE_WARN,
   },
 ] as const satisfies Target[]
-const warnTargets: Target[] = [bareBesideWarn, getWarn, postWarn, postWarn, getWarn, bareBesideWarn]
+/**
+ * The same two requests on the two Fastify references (fastify-reference.mjs): bare Fastify, and
+ * Fastify with only what each answer of the contract needs (logger, request id, ETag). They
+ * show how much of the distance to the bare node:http server is Fastify's own.
+ */
+const reference = (server: 'fastify' | 'fastify, contract', label: string): Target[] => [
+  { ...getWarn, name: `${label} GET /tugas/1`, server },
+  { ...postWarn, name: `${label} POST /tugas`, server },
+]
+const [fastifyGet, fastifyPost] = reference('fastify', 'bare Fastify') as [Target, Target]
+const [contractGet, contractPost] = reference(
+  'fastify, contract',
+  'Fastify + logger, id, ETag',
+) as [Target, Target]
+const warnTargets: Target[] = [
+  ...[bareBesideWarn, fastifyGet, contractGet, getWarn, postWarn, contractPost, fastifyPost],
+  ...[fastifyPost, contractPost, postWarn, getWarn, contractGet, fastifyGet, bareBesideWarn],
+]
 
 /**
  * The PostgreSQL column: the service on PostgreSQL against the reference (one statement per
@@ -429,9 +448,17 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
     })
     children.push(quiet.child)
-    urls['service, warn'] = await quiet.url
+    const reference = join(ROOT, 'bench/fastify-reference.mjs')
+    const fastify = startServer([reference], { REFERENCE: 'bare' })
+    const contract = startServer([reference], { REFERENCE: 'contract' })
+    children.push(fastify.child, contract.child)
+    ;[urls['service, warn'], urls.fastify, urls['fastify, contract']] = await Promise.all([
+      quiet.url,
+      fastify.url,
+      contract.url,
+    ])
     rows.push(...(await run(warnTargets, urls)))
-    await stop(quiet.child)
+    await Promise.all([quiet, fastify, contract].map(({ child }) => stop(child)))
 
     const problem = only === 'hot' ? undefined : await postgresProblem()
     if (only === 'hot') {

@@ -12,6 +12,7 @@ import { useErrorShape } from './http/errors.js'
 import { type Http1Limits, httpsFastify, idleCloser } from './http/https.js'
 import { literalUndecodableSegments } from './http/literal-segments.js'
 import { RequestLog } from './http/request-log.js'
+import { lazyRequestLogger } from './http/request-logger.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
 import { compactErrors } from './surfaces/compact/errors.js'
@@ -82,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rewriteUrl: (request) => literalUndecodableSegments(request.url ?? '/'),
     clientErrorHandler: answerClientErrors(() => app.log, clientErrorBody),
     logController: requestLog,
+    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     genReqId(request) {
       const sent = request.headers['x-request-id']

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Identity } from '../../../seed.js'
 
 /** A known credential: who it is, and a stable reference that is not the secret. */
@@ -19,4 +19,4 @@ export interface CredentialStore {
 }
 
 /** What every store keeps in place of a secret, and the credential's `ref` (in hex). */
-export const secretDigest = (secret: string) => createHash('sha256').update(secret, 'utf8').digest()
+export const secretDigest = (secret: string) => hash('sha256', secret, 'buffer')

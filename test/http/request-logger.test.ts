@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { describe, test } from 'node:test'
+import Fastify from 'fastify'
+import pino from 'pino'
+import { lazyRequestLogger } from '../../src/http/request-logger.js'
+
+/** A pino logger at `level` whose lines land in `lines`, counting the children it makes. */
+function recordingLogger(level: string) {
+  const lines: Record<string, unknown>[] = []
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  const logger = pino({ level }, destination)
+  let children = 0
+  // Children inherit this property (pino makes them with Object.create), and Fastify makes its
+  // own child first: only the children that bind a request id count.
+  const child = logger.child
+  logger.child = function (this: pino.Logger, ...args: Parameters<typeof child>) {
+    if ('reqId' in args[0]) children += 1
+    return child.apply(this, args)
+  } as typeof logger.child
+  return { logger, lines, children: () => children }
+}
+
+const requestLogger = (logger: pino.Logger, options = {}) =>
+  lazyRequestLogger.call(
+    undefined as never,
+    logger,
+    { reqId: 'r-1' },
+    options,
+    undefined as never,
+  ) as pino.Logger
+
+describe('the lazy request logger', () => {
+  test('a call below the level writes nothing and makes no child', () => {
+    const { logger, lines, children } = recordingLogger('warn')
+    const log = requestLogger(logger)
+    log.info({ a: 1 }, 'dropped')
+    log.debug('dropped')
+    log.trace('dropped')
+    assert.equal(children(), 0)
+    assert.deepEqual(lines, [])
+    assert.equal(log.level, 'warn')
+  })
+
+  test('a call at or above the level writes one line with the bindings, through one child', () => {
+    const { logger, lines, children } = recordingLogger('warn')
+    const log = requestLogger(logger)
+    log.warn({ a: 1 }, 'first')
+    log.error('second %s', 'formatted')
+    log.fatal(new Error('boom'))
+    assert.equal(children(), 1)
+    assert.deepEqual(
+      lines.map(({ level, reqId, msg, a }) => ({ level, reqId, msg, a })),
+      [
+        { level: 40, reqId: 'r-1', msg: 'first', a: 1 },
+        { level: 50, reqId: 'r-1', msg: 'second formatted', a: undefined },
+        { level: 60, reqId: 'r-1', msg: 'boom', a: undefined },
+      ],
+    )
+  })
+
+  test("a route's own level (the child options) wins over the parent's", () => {
+    const { logger, lines } = recordingLogger('warn')
+    const log = requestLogger(logger, { level: 'debug' })
+    assert.equal(log.level, 'debug')
+    log.debug('kept')
+    log.trace('dropped')
+    assert.deepEqual(
+      lines.map(({ msg }) => msg),
+      ['kept'],
+    )
+  })
+
+  test('setting the level, and a child of the request logger, keep the bindings', () => {
+    const { logger, lines } = recordingLogger('warn')
+    const log = requestLogger(logger)
+    log.level = 'info'
+    log.info('now kept')
+    log.child({ step: 'inner' }).info('from a child')
+    assert.deepEqual(
+      lines.map(({ msg, reqId, step }) => ({ msg, reqId, step })),
+      [
+        { msg: 'now kept', reqId: 'r-1', step: undefined },
+        { msg: 'from a child', reqId: 'r-1', step: 'inner' },
+      ],
+    )
+  })
+
+  test('silent writes nothing at any level', () => {
+    const { logger, lines, children } = recordingLogger('trace')
+    requestLogger(logger).silent('never')
+    assert.equal(children(), 0)
+    assert.deepEqual(lines, [])
+  })
+
+  test("in Fastify: a request's lines carry its id, and a quiet request makes no child", async () => {
+    const { logger, lines, children } = recordingLogger('warn')
+    const app = Fastify({
+      loggerInstance: logger,
+      childLoggerFactory: lazyRequestLogger,
+      requestIdHeader: 'x-request-id',
+    })
+    app.get('/quiet', async (request) => {
+      request.log.info('below warn')
+      return {}
+    })
+    app.get('/loud', async (request) => {
+      request.log.warn('said')
+      return {}
+    })
+    const before = children()
+    await app.inject({ url: '/quiet' })
+    assert.equal(children(), before)
+    await app.inject({ url: '/loud', headers: { 'x-request-id': 'loud-1' } })
+    assert.equal(children(), before + 1)
+    assert.deepEqual(
+      lines.filter((line) => line.msg === 'said').map((line) => line.reqId),
+      ['loud-1'],
+    )
+    await app.close()
+  })
+})
