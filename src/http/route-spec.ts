@@ -82,6 +82,11 @@ export interface RouteSpec {
   handler: RouteHandlerMethod
 }
 
+/** A 201's reply: the status with the `Location` of what was created, which every 201 names. */
+export function created(reply: FastifyReply, location: string): FastifyReply {
+  return reply.code(201).header('location', location)
+}
+
 /** The documented `Location` header of a 201. */
 export function locationHeader(description: string): ResponseSpec['headers'] {
   return { Location: { description, schema: Type.String() } }

@@ -1,5 +1,10 @@
-import { ApiError, type ErrorShape } from '../../http/errors.js'
+import { e3, e3Answer, frameworkText, storeFailures } from '../../http/e3.js'
+import { ApiError, type ErrorShape, type FrameworkFailure } from '../../http/errors.js'
+import { idempotencyFailures } from '../../http/idempotency.js'
+import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
+import { exactTexts, type ResponseSpec, type Text } from '../../http/route-spec.js'
+import { JUDUL_MAX } from './schemas.js'
 
 // Surface B answers in three forms: E3 JSON `{ error }` for its own rules, plain text (E4) for
 // the body reader's rejections, and an empty body for unknown paths and methods. The form
@@ -78,3 +83,93 @@ export const judulTerlaluPanjang = () => rejected(400, 'judul tidak boleh lebih 
 export const versiTidakCocok = () => rejected(412, VERSI_TIDAK_COCOK)
 export const tidakDitemukan = (raw: string) =>
   rejected(404, `Tugas dengan id ${raw} tidak ditemukan`)
+
+/** The JSON types the body reader decodes fields into. */
+export type FieldType = 'string' | 'boolean'
+
+// The body reader's 422s: a body that parsed but does not decode into the route's fields.
+const DECODE = 'Failed to deserialize the JSON body into the target type'
+export const notAnObject = () => bodyRejected(422, `${DECODE}: expected a JSON object`)
+export const fieldMissing = (name: string) =>
+  bodyRejected(422, `${DECODE}: missing field \`${name}\``)
+export const fieldMistyped = (name: string, type: FieldType) =>
+  bodyRejected(422, `${DECODE}: field \`${name}\` must be a ${type}`)
+
+/** Every 422 text the body reader may give for `fields`. */
+function decodeFailures(fields: Record<string, FieldType>): string[] {
+  return [
+    notAnObject().message,
+    ...Object.entries(fields).flatMap(([name, type]) => [
+      fieldMissing(name).message,
+      fieldMistyped(name, type).message,
+    ]),
+  ]
+}
+
+/** The E3 messages that vary: the id as sent (percent-decoded), and a missing task's id. */
+const idInvalid: Text = { template: (raw) => compactId.invalid(raw).message, part: /[\s\S]*/ }
+const JUDUL: Text[] = [judulKosong().message, judulTerlaluPanjang().message]
+const judulRule = `\`judul\` empty after trimming, or over ${JUDUL_MAX} characters`
+
+/** The documented failures of surface B's routes, each message exact (or its template). */
+export const failures = {
+  invalidId: e3('The id is not an unsigned integer; the message echoes it.', [idInvalid]),
+  notFound: e3('No task has this id.', [
+    { template: (raw) => tidakDitemukan(raw).message, part: /[0-9]+/ },
+  ]),
+  /** A create's 400 in JSON: `judul`. */
+  judul: e3(`JSON: ${judulRule}.`, JUDUL),
+  /** A replace's 400 in JSON: the id, or `judul`. */
+  idOrJudul: e3(
+    `JSON: the id is not an unsigned integer (the message echoes it), or ${judulRule}.`,
+    [idInvalid, ...JUDUL],
+  ),
+  store: storeFailures(compactErrors),
+  idempotency: idempotencyFailures(compactErrors, e3Answer),
+}
+
+/**
+ * The body reader's plain-text answers (Part 2, E4), before any handler logic: 415 without a
+ * JSON Content-Type, 413 over the body limit, 400 for JSON that does not parse, 422 for a body
+ * that does not decode into `fields`; with the route's own JSON 400 (`rules`).
+ */
+export function bodyReaderFailures(
+  fields: Record<string, FieldType>,
+  rules: ResponseSpec,
+  bodyLimit: number,
+): Record<400 | 413 | 415 | 422, ResponseSpec> {
+  const plain = (failure: FrameworkFailure) => exactTexts([frameworkText(compactErrors, failure)])
+  return {
+    400: {
+      ...rules,
+      description: `${rules.description} Plain text: the body is not valid JSON (an empty body too).`,
+      text: plain({ kind: 'malformed-json' }),
+    },
+    413: {
+      description: `Plain text: the body is over ${bodyLimit} bytes.`,
+      text: plain({ kind: 'body-too-large', limit: bodyLimit }),
+    },
+    415: {
+      description:
+        'Plain text: no JSON Content-Type (`application/json` or a `+json` type), also when no ' +
+        'body is sent.',
+      text: plain({ kind: 'unsupported-media-type' }),
+    },
+    422: {
+      description:
+        'Plain text: the body is not a JSON object, or a field is missing or of the wrong JSON type.',
+      text: exactTexts(decodeFailures(fields)),
+    },
+  }
+}
+
+/** What an unknown path under `/api` answers (decisions.md 2). */
+export const UNKNOWN_PATH: ResponseSpec = {
+  description: 'No such path under `/api` (surface B): 404, empty body, whatever the request.',
+}
+
+/** The 405 of every surface B path: an empty body, with `Allow`. */
+export const notServed = otherMethods(
+  { description: 'A method this path does not serve: empty body.' },
+  (reply) => reply.send(),
+)

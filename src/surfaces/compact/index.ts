@@ -8,7 +8,8 @@ import { compactErrors } from './errors.js'
 
 import { COMPACT_PREFIX } from './routes.js'
 
-export { COMPACT_PREFIX, COMPACT_TAG, compactRoutes, UNKNOWN_PATH } from './routes.js'
+export { UNKNOWN_PATH } from './errors.js'
+export { COMPACT_PREFIX, COMPACT_TAG, compactRoutes } from './routes.js'
 
 /**
  * Surface B: its routes (`compactRoutes`, at their full paths), the 405 of each of its paths,

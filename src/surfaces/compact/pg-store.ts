@@ -1,3 +1,4 @@
+import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
 import { changed, first } from '../../store/postgres/rows.js'
@@ -9,6 +10,7 @@ import type { CompactStore } from './store.js'
 const TASK = 'id, judul, selesai'
 
 const task = (row: CompactTugas): CompactTugas => ({ ...row, judul: fromText(row.judul) })
+const readTask = readById('compact_tugas', TASK, task)
 
 /**
  * Surface B's tasks in PostgreSQL: one statement per method; a write with a precondition is one
@@ -25,23 +27,11 @@ export class PgCompactStore implements CompactStore {
   }
 
   async get(id: number) {
-    return this.#get(this.db, id)
-  }
-
-  async #get(db: Queryable, id: number, lock = false) {
-    const row = first(
-      await db.query<CompactTugas>(
-        lock
-          ? `SELECT ${TASK} FROM compact_tugas WHERE id = $1 FOR UPDATE`
-          : `SELECT ${TASK} FROM compact_tugas WHERE id = $1`,
-        [id],
-      ),
-    )
-    return row && task(row)
+    return readTask(this.db, id)
   }
 
   /** The task locked until the transaction `db` is in ends. */
-  readonly #locked = (id: number) => (db: Queryable) => this.#get(db, id, true)
+  readonly #locked = (id: number) => (db: Queryable) => readTask(db, id, true)
 
   async create(judul: string) {
     const result = await this.db.query<CompactTugas>(

@@ -1,33 +1,19 @@
 import type { FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
 import { withETag } from '../../http/conditional.js'
-import { e3, e3Answer, frameworkText, itemRoutes, storeFailures } from '../../http/e3.js'
-import type { FrameworkFailure } from '../../http/errors.js'
-import { idempotencyFailures, idempotent } from '../../http/idempotency.js'
-import { otherMethods } from '../../http/method-not-allowed.js'
+import { itemRoutes } from '../../http/e3.js'
+import { idempotent } from '../../http/idempotency.js'
+import { created, locationHeader, type RouteSpec } from '../../http/route-spec.js'
 import {
-  exactTexts,
-  locationHeader,
-  type ResponseSpec,
-  type RouteSpec,
-  type Text,
-} from '../../http/route-spec.js'
-import {
+  bodyReaderFailures,
   compactErrors,
   compactId,
-  judulKosong,
-  judulTerlaluPanjang,
+  failures,
+  notServed,
   tidakDitemukan,
   versiTidakCocok,
 } from './errors.js'
-import {
-  CREATE_FIELDS,
-  checkJudul,
-  decode,
-  decodeFailures,
-  type FieldType,
-  REPLACE_FIELDS,
-} from './rules.js'
+import { CREATE_FIELDS, checkJudul, decode, REPLACE_FIELDS } from './rules.js'
 import { CompactTugas, Health, JUDUL_MAX } from './schemas.js'
 import type { CompactStore } from './store.js'
 
@@ -43,58 +29,10 @@ export const COMPACT_TAG = {
 /** Where surface B lives: every path at or below it is B's (decisions.md 2). */
 export const COMPACT_PREFIX = '/api'
 
-/** What an unknown path under `/api` answers (decisions.md 2). */
-export const UNKNOWN_PATH: ResponseSpec = {
-  description: 'No such path under `/api` (surface B): 404, empty body, whatever the request.',
-}
-
 export interface CompactRouteOptions {
   store: CompactStore
   /** The service's body limit, named by the 413 text. */
   bodyLimit: number
-}
-
-/** The E3 messages that vary: the id as sent (percent-decoded), and a missing task's id. */
-const idInvalid: Text = { template: (raw) => compactId.invalid(raw).message, part: /[\s\S]*/ }
-const notFound = e3('No task has this id.', [
-  { template: (raw) => tidakDitemukan(raw).message, part: /[0-9]+/ },
-])
-const JUDUL: Text[] = [judulKosong().message, judulTerlaluPanjang().message]
-const judulRule = `\`judul\` empty after trimming, or over ${JUDUL_MAX} characters`
-
-/**
- * The body reader's plain-text answers (Part 2, E4), before any handler logic: 415 without a
- * JSON Content-Type, 413 over the body limit, 400 for JSON that does not parse, 422 for a body
- * that does not decode into `fields`; with the route's own JSON 400 (`rules`).
- */
-function bodyReader(
-  fields: Record<string, FieldType>,
-  rules: ResponseSpec,
-  bodyLimit: number,
-): Record<400 | 413 | 415 | 422, ResponseSpec> {
-  const plain = (failure: FrameworkFailure) => exactTexts([frameworkText(compactErrors, failure)])
-  return {
-    400: {
-      ...rules,
-      description: `${rules.description} Plain text: the body is not valid JSON (an empty body too).`,
-      text: plain({ kind: 'malformed-json' }),
-    },
-    413: {
-      description: `Plain text: the body is over ${bodyLimit} bytes.`,
-      text: plain({ kind: 'body-too-large', limit: bodyLimit }),
-    },
-    415: {
-      description:
-        'Plain text: no JSON Content-Type (`application/json` or a `+json` type), also when no ' +
-        'body is sent.',
-      text: plain({ kind: 'unsupported-media-type' }),
-    },
-    422: {
-      description:
-        'Plain text: the body is not a JSON object, or a field is missing or of the wrong JSON type.',
-      text: exactTexts(decodeFailures(fields)),
-    },
-  }
 }
 
 /** A route with a body answers 415 without a JSON Content-Type even when no body is sent. */
@@ -110,7 +48,6 @@ const contentTypeRequired: preParsingAsyncHookHandler = async (request: FastifyR
  * existence.
  */
 export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteSpec[] {
-  const failures = storeFailures(compactErrors)
   const { read, remove, idFirst, tagged, guarded, write } = itemRoutes<CompactTugas>({
     path: '/api/tugas/{id}',
     what: 'compact task',
@@ -120,11 +57,7 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
     idDescription:
       'Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is ' +
       '400; digits no task can have (`0`, past 9007199254740991) are 404.',
-    responses: {
-      400: e3('The id is not an unsigned integer; the message echoes it.', [idInvalid]),
-      404: notFound,
-      ...failures,
-    },
+    responses: { 400: failures.invalidId, 404: failures.notFound, ...failures.store },
     notFound: tidakDitemukan,
     preconditionFailed: versiTidakCocok,
     find: (id) => store.get(id),
@@ -148,7 +81,7 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
       description: 'Every task in id order; an empty array when there is none.',
       responses: {
         200: { description: 'Every task.', schema: Type.Array(CompactTugas) },
-        ...failures,
+        ...failures.store,
       },
       handler: async () => store.list(),
     },
@@ -173,16 +106,16 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
             schema: CompactTugas,
             headers: locationHeader('Path of the new task, `/api/tugas/<id>`.'),
           }),
-          ...bodyReader(CREATE_FIELDS, e3(`JSON: ${judulRule}.`, JUDUL), bodyLimit),
-          ...failures,
+          ...bodyReaderFailures(CREATE_FIELDS, failures.judul, bodyLimit),
+          ...failures.store,
         },
         async handler(request, reply) {
           const { judul } = decode(request.body, CREATE_FIELDS)
           const task = await store.create(checkJudul(judul))
-          return tagged.send(reply.code(201).header('location', `/api/tugas/${task.id}`), task)
+          return tagged.send(created(reply, `/api/tugas/${task.id}`), task)
         },
       },
-      idempotencyFailures(compactErrors, e3Answer),
+      failures.idempotency,
     ),
     read,
     guarded({
@@ -202,16 +135,9 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
       preParsing: [contentTypeRequired],
       responses: {
         200: { description: 'The task after the change.', schema: CompactTugas },
-        ...bodyReader(
-          REPLACE_FIELDS,
-          e3(`JSON: the id is not an unsigned integer (the message echoes it), or ${judulRule}.`, [
-            idInvalid,
-            ...JUDUL,
-          ]),
-          bodyLimit,
-        ),
-        404: notFound,
-        ...failures,
+        ...bodyReaderFailures(REPLACE_FIELDS, failures.idOrJudul, bodyLimit),
+        404: failures.notFound,
+        ...failures.store,
       },
       async handler(request, reply) {
         const { judul, selesai } = decode(request.body, REPLACE_FIELDS)
@@ -221,10 +147,6 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
     }),
     remove,
   ]
-  const notServed = otherMethods(
-    { description: 'A method this path does not serve: empty body.' },
-    (reply) => reply.send(),
-  )
   return routes.map((route) => ({
     ...route,
     tags: [COMPACT_TAG.name],

@@ -1,40 +1,32 @@
 // Surface B's body decoding (the body reader: 422 plain text for a missing or mistyped field)
 // and its `judul` rule (400 E3), kept apart because they answer in different forms.
 import { codePointLength, field, isPlainObject } from '../../http/text.js'
-import { bodyRejected, judulKosong, judulTerlaluPanjang } from './errors.js'
+import {
+  type FieldType,
+  fieldMissing,
+  fieldMistyped,
+  judulKosong,
+  judulTerlaluPanjang,
+  notAnObject,
+} from './errors.js'
 import { JUDUL_MAX } from './schemas.js'
-
-export type FieldType = 'string' | 'boolean'
 
 /** The fields a create and a replace decode, each of its JSON type. */
 export const CREATE_FIELDS = { judul: 'string' } as const
 export const REPLACE_FIELDS = { judul: 'string', selesai: 'boolean' } as const
-
-const DECODE = 'Failed to deserialize the JSON body into the target type'
-const notAnObject = `${DECODE}: expected a JSON object`
-const missing = (name: string) => `${DECODE}: missing field \`${name}\``
-const mistyped = (name: string, type: FieldType) => `${DECODE}: field \`${name}\` must be a ${type}`
 
 /** Decodes a parsed body into the fields named, each of its JSON type, or throws the 422. */
 export function decode<const F extends Record<string, FieldType>>(
   body: unknown,
   fields: F,
 ): { [K in keyof F]: F[K] extends 'string' ? string : boolean } {
-  if (!isPlainObject(body)) throw bodyRejected(422, notAnObject)
+  if (!isPlainObject(body)) throw notAnObject()
   for (const [name, type] of Object.entries(fields)) {
     const value = field(body, name)
-    if (value === undefined) throw bodyRejected(422, missing(name))
-    if (typeof value !== type) throw bodyRejected(422, mistyped(name, type))
+    if (value === undefined) throw fieldMissing(name)
+    if (typeof value !== type) throw fieldMistyped(name, type)
   }
   return body as never
-}
-
-/** Every 422 text `decode` may give for `fields`. */
-export function decodeFailures(fields: Record<string, FieldType>): string[] {
-  return [
-    notAnObject,
-    ...Object.entries(fields).flatMap(([name, type]) => [missing(name), mistyped(name, type)]),
-  ]
 }
 
 /** The trimmed `judul`, non-empty and at most 140 code points. */

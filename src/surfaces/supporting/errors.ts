@@ -1,9 +1,16 @@
+// Every error surface D returns, and how its routes document them: E2 with the map `details`.
 import type { FastifyRequest } from 'fastify'
-import { e2Shape } from '../../http/e2.js'
+import { Type } from 'typebox'
+import { E2Body, e2Shape } from '../../http/e2.js'
+import { storeFailures } from '../../http/e3.js'
 import { ApiError, type ErrorShape } from '../../http/errors.js'
+import { idempotencyFailures } from '../../http/idempotency.js'
+import { otherMethods } from '../../http/method-not-allowed.js'
 import { idOf, type PathId, type SegmentId } from '../../http/path-id.js'
+import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../http/route-spec.js'
+import type { Identity } from '../../seed.js'
 
-const e2 = e2Shape('details')
+const detailsShape = e2Shape('details')
 
 /** The challenge every 401 of surface D carries (Part 2, Authentication rule 3). */
 export const CHALLENGE = 'Bearer realm="api"'
@@ -13,10 +20,10 @@ export const CHALLENGE = 'Bearer realm="api"'
  * it sends, whichever check raised it, carries `WWW-Authenticate`.
  */
 export const supportingErrors: ErrorShape = {
-  fromFramework: e2.fromFramework,
+  fromFramework: detailsShape.fromFramework,
   send(reply, error) {
     if (error.statusCode === 401) reply.header('www-authenticate', CHALLENGE)
-    return e2.send(reply, error)
+    return detailsShape.send(reply, error)
   },
 }
 
@@ -38,6 +45,45 @@ export const preconditionFailed = (what: string, raw: string) =>
 export const methodNotAllowed = () =>
   new ApiError(405, 'METHOD_NOT_ALLOWED', 'method not allowed on this endpoint')
 
+// Every 401 also carries `WWW-Authenticate`: `supportingErrors` adds it.
+export const unauthenticated = () =>
+  new ApiError(
+    401,
+    'UNAUTHENTICATED',
+    'a valid credential is required: Authorization: Bearer <token> or X-API-Key',
+  )
+export const missingApiKey = () =>
+  new ApiError(401, 'MISSING_API_KEY', 'the X-API-Key header is required')
+
+/** 403 by the role policy: the caller's role may not call `endpoint` (`GET /dokumen/{id}`). */
+export const forbidden = (identity: Identity, endpoint: string) =>
+  new ApiError(403, 'FORBIDDEN', `role "${identity.peran}" is not allowed to call ${endpoint}`)
+
+/** 403 by ownership, checked after existence: the document is another user's. */
+export const notYours = (id: number) =>
+  new ApiError(403, 'FORBIDDEN', `document ${id} is not yours: it belongs to another user`)
+
+export const emailTaken = (email: string) =>
+  new ApiError(409, 'EMAIL_TELAH_DIPAKAI', `email ${JSON.stringify(email)} is already registered`)
+
+export const alreadyPaid = (id: number) =>
+  new ApiError(409, 'SUDAH_DIBAYAR', `order ${id} is already paid`, { status: 'LUNAS' })
+
+/** 410: products version 1 from its sunset on; the message names its successor. */
+export const versionRetired = (sunset: Date, successor: string) =>
+  new ApiError(
+    410,
+    'VERSION_RETIRED',
+    `products version 1 was retired on ${sunset.toUTCString()}: use ${successor}`,
+  )
+
+export const rateLimited = (seconds: number) =>
+  new ApiError(
+    429,
+    'RATE_LIMIT_EXCEEDED',
+    `too many requests for this API key: retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
+  )
+
 /**
  * A surface D id: an integer written in decimal, optionally negative. One that names nothing
  * (0, -1, past the largest id) is well-formed and simply not found.
@@ -51,3 +97,70 @@ export const supportingId: PathId = { form: /^-?[0-9]+$/, invalid: invalidId }
 export function pathId(request: FastifyRequest): SegmentId {
   return idOf(request, supportingId)
 }
+
+/** A surface D `{id}`: any segment matches the route; one that is not an integer is 400. */
+export const idParameter = (what: string): ParameterSpec => ({
+  name: 'id',
+  in: 'path',
+  description: `${what} id; anything but an integer is 400 \`INVALID_ID\`.`,
+  schema: Type.String(),
+})
+
+/** The documented failures of surface D routes, all in the E2 shape. */
+const e2 = (description: string): ResponseSpec => ({ description, schema: E2Body })
+/** The E2 answer of one error surface D's shape gives, under a description. */
+const e2Answer = (description: string, { code }: ApiError) => e2(`${description} (\`${code}\`).`)
+
+export const failures = {
+  invalidId: e2('The id is not an integer (`INVALID_ID`).'),
+  notFound: e2('No such resource (`NOT_FOUND`).'),
+  body: {
+    400: e2(
+      'Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`).',
+    ),
+    413: e2('Body over 1 MiB (`BODY_TOO_LARGE`).'),
+    415: e2('Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`).'),
+  },
+  unauthenticated: {
+    description:
+      'No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); ' +
+      '`X-API-Key` missing on `/laporan` (`MISSING_API_KEY`).',
+    schema: E2Body,
+    headers: {
+      'WWW-Authenticate': { description: 'Always `Bearer realm="api"`.', schema: Type.String() },
+    },
+  } satisfies ResponseSpec,
+  preconditionFailed: e2(
+    '`If-Match` names no tag of the resource as it is now (`PRECONDITION_FAILED`): nothing ' +
+      'changed.',
+  ),
+  forbidden: e2('The role may not call this endpoint, or the document is not yours (`FORBIDDEN`).'),
+  emailTaken: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
+  alreadyPaid: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
+  /** The 410 of products version 1, with the headers every v1 answer carries. */
+  versionRetired: (sunset: Date, headers: Record<string, HeaderSpec>): ResponseSpec => ({
+    ...e2(`Version 1 is retired (\`VERSION_RETIRED\`), from ${sunset.toUTCString()} on.`),
+    headers,
+  }),
+  /** The 429 of `/laporan`: `Retry-After`, then the RateLimit fields its 200 carries too. */
+  rateLimited: (rateLimitHeaders: Record<string, HeaderSpec>): ResponseSpec => ({
+    ...e2('The key has no token left (`RATE_LIMIT_EXCEEDED`).'),
+    headers: {
+      'Retry-After': {
+        description: 'Whole seconds until a token is back: ceil((1 - tokens) / refill).',
+        schema: Type.String(),
+      },
+      ...rateLimitHeaders,
+    },
+  }),
+  /** A create's (or payment's) `Idempotency-Key` refusals: 400, 409, 422. */
+  idempotency: idempotencyFailures(supportingErrors, e2Answer),
+  /** A route that reads a store (credentials included): 500 when it fails, 503 while away. */
+  store: storeFailures(supportingErrors, e2Answer),
+}
+
+/** The 405 of every surface D path, in E2, with `Allow`. */
+export const notServed = otherMethods(
+  e2('A method this path does not serve (`METHOD_NOT_ALLOWED`).'),
+  (reply) => supportingErrors.send(reply, methodNotAllowed()),
+)

@@ -3,20 +3,19 @@ import type { ProdukVersioning, UsersVariant } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
 import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
-import { answerOtherMethodsOf, otherMethods } from '../../http/method-not-allowed.js'
+import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import type { CredentialStore } from './access/store.js'
 import { documentRoutes } from './documents/routes.js'
 import type { DocumentStore } from './documents/store.js'
-import { methodNotAllowed, supportingErrors } from './errors.js'
+import { failures, notServed, supportingErrors } from './errors.js'
 import { identityRoutes } from './identity/routes.js'
 import { orderRoutes } from './orders/routes.js'
 import type { OrderStore } from './orders/store.js'
 import { productRoutes } from './products/routes.js'
 import type { ProductStore } from './products/store.js'
 import { reportRoutes } from './reports/routes.js'
-import { e2, failures } from './responses.js'
 import { userRoutes } from './users/routes.js'
 import type { UserStore } from './users/store.js'
 
@@ -79,11 +78,6 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
     otherMethods: notServed,
   }))
 }
-
-const notServed = otherMethods(
-  e2('A method this path does not serve (`METHOD_NOT_ALLOWED`).'),
-  (reply) => supportingErrors.send(reply, methodNotAllowed()),
-)
 
 /**
  * Surface D: users, orders, products, documents, identity and reports, at the service root.

@@ -2,8 +2,7 @@ import type { FastifyRequest } from 'fastify'
 import { conditionalRead, type TaggedItem } from '../../http/conditional.js'
 import { atId } from '../../http/path-id.js'
 import type { RouteSpec } from '../../http/route-spec.js'
-import { notFound, pathId } from './errors.js'
-import { failures, idParameter } from './responses.js'
+import { failures, idParameter, notFound, pathId } from './errors.js'
 
 export interface ReadOneOptions<T> {
   /** The path template, ending in `/{id}`. */

@@ -1,3 +1,4 @@
+import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
 import { changed, first } from '../../store/postgres/rows.js'
@@ -30,6 +31,8 @@ function todoOf(row: TodoRow): Todo {
   }
 }
 
+const readTodo = readById('todos', TODO, todoOf)
+
 /**
  * Surface C's todos in PostgreSQL; `created_at` comes from the service's clock. A write with a
  * precondition is one transaction (the row locked, the precondition, the statement).
@@ -45,23 +48,11 @@ export class PgTodoStore implements TodoStore {
   }
 
   async get(id: number) {
-    return this.#get(this.db, id)
-  }
-
-  async #get(db: Queryable, id: number, lock = false) {
-    const row = first(
-      await db.query<TodoRow>(
-        lock
-          ? `SELECT ${TODO} FROM todos WHERE id = $1 FOR UPDATE`
-          : `SELECT ${TODO} FROM todos WHERE id = $1`,
-        [id],
-      ),
-    )
-    return row && todoOf(row)
+    return readTodo(this.db, id)
   }
 
   /** The todo locked until the transaction `db` is in ends. */
-  readonly #locked = (id: number) => (db: Queryable) => this.#get(db, id, true)
+  readonly #locked = (id: number) => (db: Queryable) => readTodo(db, id, true)
 
   async create({ title, done, priority, due_date }: NewTodo) {
     const result = await this.db.query<TodoRow>(

@@ -1,30 +1,33 @@
-import type { FastifyReply } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
 import { withETag } from '../../http/conditional.js'
-import { E2FieldsBody, e2Shape, sentBody } from '../../http/e2.js'
-import { e3, e3Answer, frameworkText, itemRoutes, storeFailures } from '../../http/e3.js'
-import type { ApiError } from '../../http/errors.js'
-import { idempotencyFailures, idempotent } from '../../http/idempotency.js'
+import { sentBody } from '../../http/e2.js'
+import { itemRoutes } from '../../http/e3.js'
+import { idempotent } from '../../http/idempotency.js'
 import { requireJsonContentType } from '../../http/json-body.js'
-import { otherMethods } from '../../http/method-not-allowed.js'
 import {
-  exactTexts,
+  created,
   locationHeader,
   type ResponseSpec,
   type RouteSpec,
 } from '../../http/route-spec.js'
 import {
-  bodyBukanJson,
-  METHOD_NOT_ALLOWED,
-  titleWajibDiisi,
+  failures,
+  notServed,
+  priorityErrors,
+  priorityFailures,
   todoId,
-  todosErrors,
   tugasTidakDitemukan,
   versiTidakCocok,
 } from './errors.js'
-import { checkPriorityTodo, PRIORITY_MAX, PRIORITY_MIN, readTodo } from './rules.js'
-import { PRIORITY_BODY_LIMIT, PriorityTodoCreated, Todo } from './schemas.js'
+import { checkPriorityTodo, readTodo } from './rules.js'
+import {
+  PRIORITY_BODY_LIMIT,
+  PRIORITY_MAX,
+  PRIORITY_MIN,
+  PriorityTodoCreated,
+  Todo,
+} from './schemas.js'
 import type { TodoStore } from './store.js'
 
 /** Surface C's group in the document. */
@@ -35,9 +38,6 @@ export const TODOS_TAG = {
     '`{ "error": <message> }` (the priority variant\'s `POST /todos`: E2 with `fields`); a ' +
     'method a path does not serve is 405 in plain text.',
 }
-
-/** The priority variant's `POST /todos` speaks E2 with the map `fields`, bodies up to 1024 bytes. */
-export const priorityErrors = e2Shape('fields', PRIORITY_BODY_LIMIT)
 
 export interface TodosRouteOptions {
   store: TodoStore
@@ -62,19 +62,8 @@ const TodoFields = Type.Object({
   done: Type.Optional(Type.Boolean({ description: 'False when left out (on PUT too).' })),
 })
 
-/** A todo's E2 failure in the priority variant. */
-const e2 = (description: string): ResponseSpec => ({ description, schema: E2FieldsBody })
-/** The E2 answer of one error of the priority variant, under a description. */
-const e2Answer = (description: string, { code }: ApiError) => e2(`${description} (\`${code}\`).`)
-
-const plainMethodNotAllowed = (reply: FastifyReply) =>
-  reply.type('text/plain; charset=utf-8').send(METHOD_NOT_ALLOWED)
-
 /** Surface C's routes in the running variant, at their full paths under `/todos`. */
 export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions): TodosRouteTable {
-  const failures = storeFailures(todosErrors)
-  const idMessage = todoId.invalid('').message
-  const notFound = e3('No todo has this id.', [tugasTidakDitemukan().message])
   const { read, remove, idFirst, tagged, guarded, write } = itemRoutes<Todo>({
     path: '/todos/{id}',
     what: 'todo',
@@ -84,20 +73,14 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     idDescription:
       'Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer ' +
       'no todo can have (`0`, `-1`, past 9007199254740991) is 404.',
-    responses: { 400: e3('The id is not an integer.', [idMessage]), 404: notFound, ...failures },
+    responses: { 400: failures.invalidId, 404: failures.notFound, ...failures.store },
     notFound: tugasTidakDitemukan,
     preconditionFailed: versiTidakCocok,
     find: (id) => store.get(id),
     remove: (id, precondition) => store.delete(id, precondition),
   })
-  const bodyTexts = [bodyBukanJson().message, titleWajibDiisi().message]
-  const badBody =
-    'the body is missing, not valid JSON, not an object, or a field has the wrong JSON type ' +
-    '(`body bukan JSON yang valid`); `title` is missing, null or blank (`title wajib diisi`).'
-  const tooLarge = e3(`The body is over ${bodyLimit} bytes.`, [
-    frameworkText(todosErrors, { kind: 'body-too-large', limit: bodyLimit }),
-  ])
-  const created = (schema: TSchema): ResponseSpec => ({
+  const tooLarge = failures.tooLarge(bodyLimit)
+  const createdAnswer = (schema: TSchema): ResponseSpec => ({
     description: 'Created.',
     schema,
     headers: locationHeader('Path of the new todo, `/todos/<id>`.'),
@@ -118,14 +101,14 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     },
     responses: {
       // The basic variant's 201 is the todo as its GET sends it: with that ETag.
-      201: withETag(created(Todo)),
-      400: e3(`Refused: ${badBody}`, bodyTexts),
+      201: withETag(createdAnswer(Todo)),
+      400: failures.body,
       413: tooLarge,
-      ...failures,
+      ...failures.store,
     },
     async handler(request, reply) {
       const todo = await store.create(readTodo(request.body))
-      return tagged.send(reply.code(201).header('location', `/todos/${todo.id}`), todo)
+      return tagged.send(created(reply, `/todos/${todo.id}`), todo)
     },
   }
 
@@ -157,20 +140,13 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     },
     onRequest: [requireJsonContentType(priorityErrors)],
     responses: {
-      201: created(PriorityTodoCreated),
-      400: e2(
-        'The body is missing or not valid JSON (`INVALID_JSON`), or fields break the rules ' +
-          '(`VALIDATION_ERROR`, every violation in `fields`).',
-      ),
-      413: e2(`The body is over ${PRIORITY_BODY_LIMIT} bytes (\`BODY_TOO_LARGE\`).`),
-      415: e2('The Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`).'),
-      ...storeFailures(priorityErrors, (description, { code }) =>
-        e2(`${description} (\`${code}\`).`),
-      ),
+      201: createdAnswer(PriorityTodoCreated),
+      ...priorityFailures.body,
+      ...priorityFailures.store,
     },
     async handler(request, reply) {
       const todo = await store.create({ ...checkPriorityTodo(sentBody(request)), done: false })
-      return reply.code(201).header('location', `/todos/${todo.id}`).send(todo)
+      return created(reply, `/todos/${todo.id}`).send(todo)
     },
   }
 
@@ -183,12 +159,13 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
       description:
         'Every todo in id order. Those made by the priority variant also show `priority` and ' +
         '`due_date` (when set).',
-      responses: { 200: { description: 'Every todo.', schema: Type.Array(Todo) }, ...failures },
+      responses: {
+        200: { description: 'Every todo.', schema: Type.Array(Todo) },
+        ...failures.store,
+      },
       handler: async () => store.list(),
     },
-    ...(variant === 'basic'
-      ? [idempotent(basicCreate, idempotencyFailures(todosErrors, e3Answer))]
-      : []),
+    ...(variant === 'basic' ? [idempotent(basicCreate, failures.idempotency)] : []),
     read,
     guarded({
       method: 'PUT',
@@ -207,13 +184,10 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
       },
       responses: {
         200: { description: 'The todo after the change.', schema: Todo },
-        400: e3(`Refused: the id is not an integer (\`${idMessage}\`); or ${badBody}`, [
-          idMessage,
-          ...bodyTexts,
-        ]),
-        404: notFound,
+        400: failures.idOrBody,
+        404: failures.notFound,
         413: tooLarge,
-        ...failures,
+        ...failures.store,
       },
       async handler(request, reply) {
         const fields = readTodo(request.body)
@@ -223,13 +197,6 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     remove,
   ]
 
-  const notServed = otherMethods(
-    {
-      description: 'A method this path does not serve: plain text `Method Not Allowed`.',
-      text: exactTexts([METHOD_NOT_ALLOWED]),
-    },
-    plainMethodNotAllowed,
-  )
   const ofSurface = (route: RouteSpec): RouteSpec => ({
     ...route,
     tags: [TODOS_TAG.name],
@@ -239,7 +206,7 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     basic: basic.map(ofSurface),
     priority:
       variant === 'priority'
-        ? [ofSurface(idempotent(priorityCreate, idempotencyFailures(priorityErrors, e2Answer)))]
+        ? [ofSurface(idempotent(priorityCreate, priorityFailures.idempotency))]
         : [],
   }
 }

@@ -1,6 +1,7 @@
 import { validationError } from '../../http/e2.js'
 import { field, isPlainObject } from '../../http/text.js'
 import { bodyBukanJson, titleWajibDiisi } from './errors.js'
+import { PRIORITY_MAX, PRIORITY_MIN } from './schemas.js'
 
 export interface TodoFields {
   title: string
@@ -32,9 +33,7 @@ export interface PriorityTodoFields {
   due_date?: string
 }
 
-/** The priority variant's bounds. */
-export const PRIORITY_MIN = 1
-export const PRIORITY_MAX = 5
+/** The priority variant's shortest title, in UTF-8 bytes after trimming. */
 export const PRIORITY_TITLE_MIN_BYTES = 3
 
 export const priorityViolations = {

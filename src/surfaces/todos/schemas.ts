@@ -1,7 +1,10 @@
 import { type Static, Type } from 'typebox'
-import { PRIORITY_MAX, PRIORITY_MIN } from './rules.js'
 
 export const PRIORITY_BODY_LIMIT = 1024
+
+/** The priority variant's bounds of `priority`. */
+export const PRIORITY_MIN = 1
+export const PRIORITY_MAX = 5
 
 export const Todo = Type.Object({
   id: Type.Integer({ minimum: 1 }),

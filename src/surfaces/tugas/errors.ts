@@ -1,6 +1,10 @@
+// Every error surface A returns, and how its routes document them: E1 bodies.
+import { storeFailures } from '../../http/e3.js'
 import type { ErrorShape } from '../../http/errors.js'
 import { ApiError } from '../../http/errors.js'
-import { KEY_RULE } from '../../http/idempotency.js'
+import { idempotencyFailures, KEY_RULE } from '../../http/idempotency.js'
+import type { ResponseSpec } from '../../http/route-spec.js'
+import { ErrorBody } from './schemas.js'
 
 /** Surface A's error shape E1: `{ error: { kode, pesan, detail? } }`, `detail` only on 422. */
 export const e1: ErrorShape = {
@@ -98,3 +102,50 @@ export function invalidQuery(violations: string[]): ApiError {
 export function commentNotFound(id: string): ApiError {
   return new ApiError(404, 'TIDAK_ADA', `comment ${id} not found`)
 }
+
+/** `GET /tugas` in path mode: the unversioned path points to the versions. */
+export function listNeedsVersion(): ApiError {
+  return new ApiError(
+    404,
+    'TIDAK_ADA',
+    'GET /tugas needs a version in this deployment: use /v1/tugas or /v2/tugas',
+  )
+}
+
+/** `GET /tugas` in header mode when `Accept` names no JSON type; the message names v2's type. */
+export function notAcceptable(v2MediaType: string): ApiError {
+  return new ApiError(
+    406,
+    'FORMAT_TIDAK_DUKUNG',
+    `Accept must name application/json or ${v2MediaType}`,
+  )
+}
+
+// The documented responses of surface A's routes: every failure is an E1 body.
+export const errorResponse = (description: string): ResponseSpec => ({
+  description,
+  schema: ErrorBody,
+})
+/** The E1 answer of one error `e1` gives, under a description. */
+const e1Answer = (description: string, { code }: ApiError) =>
+  errorResponse(`${description} (\`${code}\`).`)
+export const notFound = errorResponse('Task not found (`TIDAK_ADA`), or no such endpoint.')
+export const taskOrCommentNotFound = errorResponse('Task or comment not found (`TIDAK_ADA`).')
+export const changed = errorResponse(
+  '`If-Match` names no tag of the task as it is now (`VERSI_TIDAK_COCOK`): nothing changed.',
+)
+const malformed = errorResponse('Body is not valid JSON (`JSON_TIDAK_VALID`).')
+export const invalid = errorResponse(
+  'Body or query fails the rules (`VALIDASI_GAGAL`); `detail` lists every violation.',
+)
+const tooLarge = errorResponse('Body over 1 MiB (`BODY_TERLALU_BESAR`).')
+const mediaType = errorResponse('Body not sent as JSON (`MEDIA_TIDAK_DUKUNG`).')
+export const needsVersion = errorResponse(
+  'Always (`TIDAK_ADA`): the message points to `/v1/tugas` and `/v2/tugas`.',
+)
+export const unacceptable = errorResponse('`Accept` names no JSON type (`FORMAT_TIDAK_DUKUNG`).')
+/** Every route reads or writes the store: 500 when it fails, 503 while its service is away. */
+export const storeErrors = storeFailures(e1, e1Answer)
+export const bodyErrors = { 400: malformed, 413: tooLarge, 415: mediaType, 422: invalid }
+/** The refusals of an `Idempotency-Key`: 422 `VALIDASI_GAGAL`, 409 `SEDANG_DIPROSES`. */
+export const keyErrors = idempotencyFailures(e1, e1Answer)

@@ -4,13 +4,19 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { parseAccept } from '../../http/accept.js'
 import { markApiVersion } from '../../http/api-version.js'
-import { ApiError } from '../../http/errors.js'
 import { headerValue } from '../../http/headers.js'
 import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { sendWith } from '../../http/route-spec.js'
-import { invalidQuery } from './errors.js'
+import {
+  invalid,
+  invalidQuery,
+  listNeedsVersion,
+  needsVersion,
+  notAcceptable,
+  storeErrors,
+  unacceptable,
+} from './errors.js'
 import { checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
-import { errorResponse, invalid, storeErrors } from './responses.js'
 import { BATAS_MAX, TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
 import type { TugasStore } from './store.js'
 
@@ -153,13 +159,6 @@ export function v2List(store: TugasStore): RouteSpec {
   }
 }
 
-const unversioned = () =>
-  new ApiError(
-    404,
-    'TIDAK_ADA',
-    'GET /tugas needs a version in this deployment: use /v1/tugas or /v2/tugas',
-  )
-
 /** `GET /tugas` in path mode: the unversioned path points to the versions. */
 export function unversionedList(): RouteSpec {
   return {
@@ -167,19 +166,12 @@ export function unversionedList(): RouteSpec {
     path: '/tugas',
     operationId: 'listTugasUnversioned',
     summary: 'Without a version: 404, pointing to `/v1/tugas` and `/v2/tugas`.',
-    responses: {
-      404: errorResponse(
-        'Always (`TIDAK_ADA`): the message points to `/v1/tugas` and `/v2/tugas`.',
-      ),
-    },
+    responses: { 404: needsVersion },
     async handler() {
-      throw unversioned()
+      throw listNeedsVersion()
     },
   }
 }
-
-const notAcceptable = () =>
-  new ApiError(406, 'FORMAT_TIDAK_DUKUNG', `Accept must name application/json or ${V2_MEDIA_TYPE}`)
 
 /**
  * Part 2's header versioning: a media range naming the v2 type gives v2, otherwise a range
@@ -208,14 +200,14 @@ export function acceptList(store: TugasStore): RouteSpec {
         schema: Type.Union([TugasV1List, TugasPage]),
         headers: { Vary: { description: 'Always `Accept`.', schema: Type.String() } },
       },
-      406: errorResponse('`Accept` names no JSON type (`FORMAT_TIDAK_DUKUNG`).'),
+      406: unacceptable,
       422: invalid,
       ...storeErrors,
     },
     async handler(request, reply) {
       reply.header('vary', 'Accept')
       const version = chooseVersion(headerValue(request.headers.accept))
-      if (version === undefined) throw notAcceptable()
+      if (version === undefined) throw notAcceptable(V2_MEDIA_TYPE)
       markApiVersion(request, `tugas ${version}`)
       return version === 'v2'
         ? sendPage(store, request, reply, V2_BATAS_DEFAULT)

@@ -1,3 +1,4 @@
+import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../store/postgres/errors.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
@@ -50,6 +51,7 @@ const komentar = (row: Komentar): Komentar => ({
   tugasId: row.tugasId,
   isi: fromText(row.isi),
 })
+const readTask = readById('tugas', TASK, task)
 
 /**
  * Surface A's data in PostgreSQL. Each method is one statement, so each is atomic on its own:
@@ -72,23 +74,11 @@ export class PgTugasStore implements TugasStore {
   }
 
   async get(id: number) {
-    return this.#get(this.db, id)
-  }
-
-  async #get(db: Queryable, id: number, lock = false) {
-    const row = first(
-      await db.query<Tugas>(
-        lock
-          ? `SELECT ${TASK} FROM tugas WHERE id = $1 FOR UPDATE`
-          : `SELECT ${TASK} FROM tugas WHERE id = $1`,
-        [id],
-      ),
-    )
-    return row && task(row)
+    return readTask(this.db, id)
   }
 
   /** The task locked until the transaction `db` is in ends. */
-  readonly #locked = (id: number) => (db: Queryable) => this.#get(db, id, true)
+  readonly #locked = (id: number) => (db: Queryable) => readTask(db, id, true)
 
   async create({ title, status }: TugasInput) {
     const result = await this.db.query<Tugas>(

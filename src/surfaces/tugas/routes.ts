@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import {
   conditionalRead,
@@ -11,22 +11,25 @@ import {
 import { orThrow } from '../../http/errors.js'
 import { idempotent } from '../../http/idempotency.js'
 import { atId, idOf, type PathId } from '../../http/path-id.js'
-import { locationHeader, type ParameterSpec, type RouteSpec } from '../../http/route-spec.js'
 import {
-  commentNotFound,
-  invalidBody,
-  notFoundEndpoint,
-  taskChanged,
-  taskNotFound,
-} from './errors.js'
+  created,
+  locationHeader,
+  type ParameterSpec,
+  type RouteSpec,
+} from '../../http/route-spec.js'
 import {
   bodyErrors,
   changed,
-  errorResponse,
+  commentNotFound,
+  invalidBody,
   keyErrors,
   notFound,
+  notFoundEndpoint,
   storeErrors,
-} from './responses.js'
+  taskChanged,
+  taskNotFound,
+  taskOrCommentNotFound,
+} from './errors.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
 import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
 import type { TugasStore } from './store.js'
@@ -68,10 +71,6 @@ const taggedComment = taggedItem<Komentar>({ schema: Komentar })
 
 export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec[] {
   const listPath = `${base}/tugas`
-
-  function created(reply: FastifyReply, path: string) {
-    return reply.code(201).header('location', path)
-  }
 
   return [
     list,
@@ -266,7 +265,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
       parameters: [idParameter('id', 'Task id.'), idParameter('kid', 'Comment id.')],
       responses: {
         200: { description: 'The comment.', schema: Komentar },
-        404: errorResponse('Task or comment not found (`TIDAK_ADA`).'),
+        404: taskOrCommentNotFound,
         ...storeErrors,
       },
       async handler(request, reply) {

@@ -1,9 +1,8 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
-import { ApiError } from '../../../http/errors.js'
 import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
-import { failures } from '../responses.js'
+import { failures, forbidden, missingApiKey, unauthenticated } from '../errors.js'
 import { isAllowed } from './policy.js'
 import type { Credential, CredentialStore } from './store.js'
 
@@ -31,18 +30,6 @@ function apiKey(request: FastifyRequest): Presented {
   const key = headerValue(request.headers['x-api-key'])
   return key === undefined || key === '' ? undefined : { form: 'api-key', secret: key }
 }
-
-// Every 401 also carries `WWW-Authenticate`: surface D's error shape adds it (errors.ts).
-const unauthenticated = () =>
-  new ApiError(
-    401,
-    'UNAUTHENTICATED',
-    'a valid credential is required: Authorization: Bearer <token> or X-API-Key',
-  )
-const missingApiKey = () => new ApiError(401, 'MISSING_API_KEY', 'the X-API-Key header is required')
-
-const forbidden = (identity: Identity, endpoint: string) =>
-  new ApiError(403, 'FORBIDDEN', `role "${identity.peran}" is not allowed to call ${endpoint}`)
 
 const identities = new WeakMap<FastifyRequest, Identity>()
 const credentials = new WeakMap<FastifyRequest, Credential>()

@@ -1,3 +1,4 @@
+import { readById } from '../../../store/postgres/by-id.js'
 import type { Queryable } from '../../../store/postgres/database.js'
 import { writeIfLocked } from '../../../store/postgres/precondition.js'
 import { changed, first } from '../../../store/postgres/rows.js'
@@ -13,6 +14,7 @@ const document = (row: Dokumen): Dokumen => ({
   judul: fromText(row.judul),
   pemilik: fromText(row.pemilik),
 })
+const readDocument = readById('dokumen', DOCUMENT, document)
 
 /** Documents in PostgreSQL. */
 export class PgDocumentStore implements DocumentStore {
@@ -30,19 +32,7 @@ export class PgDocumentStore implements DocumentStore {
   }
 
   async get(id: number) {
-    return this.#get(this.db, id)
-  }
-
-  async #get(db: Queryable, id: number, lock = false) {
-    const row = first(
-      await db.query<Dokumen>(
-        lock
-          ? `SELECT ${DOCUMENT} FROM dokumen WHERE id = $1 FOR UPDATE`
-          : `SELECT ${DOCUMENT} FROM dokumen WHERE id = $1`,
-        [id],
-      ),
-    )
-    return row && document(row)
+    return readDocument(this.db, id)
   }
 
   async create({ judul, pemilik }: Omit<Dokumen, 'id'>) {
@@ -57,7 +47,7 @@ export class PgDocumentStore implements DocumentStore {
     return writeIfLocked(
       this.db,
       precondition,
-      (db) => this.#get(db, id, true),
+      (db) => readDocument(db, id, true),
       async (db) => changed(await db.query('DELETE FROM dokumen WHERE id = $1', [id])),
     )
   }

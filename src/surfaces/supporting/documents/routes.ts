@@ -1,13 +1,11 @@
 import { conditionalWrite, deleted, taggedItem } from '../../../http/conditional.js'
-import { ApiError } from '../../../http/errors.js'
 import { atId } from '../../../http/path-id.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import type { Identity } from '../../../seed.js'
 import { credentialed, identityOf } from '../access/guard.js'
 import type { CredentialStore } from '../access/store.js'
-import { notFound, pathId, preconditionFailed } from '../errors.js'
+import { failures, idParameter, notFound, notYours, pathId, preconditionFailed } from '../errors.js'
 import { readOne } from '../read-one.js'
-import { failures, idParameter } from '../responses.js'
 import { type Dokumen, DokumenEnvelope, DokumenList } from './schemas.js'
 import type { DocumentStore } from './store.js'
 
@@ -20,9 +18,6 @@ export interface DocumentRouteOptions {
 function mayRead(identity: Identity, document: Dokumen): boolean {
   return identity.peran === 'admin' || document.pemilik === identity.nama
 }
-
-const notYours = (id: number) =>
-  new ApiError(403, 'FORBIDDEN', `document ${id} is not yours: it belongs to another user`)
 
 /** A document as `GET /dokumen/{id}` sends it, `{ data }`, with its ETag. */
 const taggedDocument = taggedItem<Dokumen>({

@@ -1,3 +1,4 @@
+import { readById } from '../../../store/postgres/by-id.js'
 import type { Queryable } from '../../../store/postgres/database.js'
 import { writeIfLocked } from '../../../store/postgres/precondition.js'
 import { first } from '../../../store/postgres/rows.js'
@@ -9,25 +10,14 @@ import type { OrderStore, PayResult } from './store.js'
 const ORDER = 'id, email, jumlah, status'
 
 const order = (row: Pesanan): Pesanan => ({ ...row, email: fromText(row.email) })
+const readOrder = readById('pesanan', ORDER, order)
 
 /** Orders in PostgreSQL. */
 export class PgOrderStore implements OrderStore {
   constructor(private readonly db: Queryable) {}
 
   async get(id: number) {
-    return this.#get(this.db, id)
-  }
-
-  async #get(db: Queryable, id: number, lock = false) {
-    const row = first(
-      await db.query<Pesanan>(
-        lock
-          ? `SELECT ${ORDER} FROM pesanan WHERE id = $1 FOR UPDATE`
-          : `SELECT ${ORDER} FROM pesanan WHERE id = $1`,
-        [id],
-      ),
-    )
-    return row && order(row)
+    return readOrder(this.db, id)
   }
 
   async create({ email, jumlah }: Pick<Pesanan, 'email' | 'jumlah'>) {
@@ -48,7 +38,7 @@ export class PgOrderStore implements OrderStore {
     return writeIfLocked(
       this.db,
       precondition,
-      (db) => this.#get(db, id, true),
+      (db) => readOrder(db, id, true),
       (db) => this.#pay(db, id),
     )
   }
@@ -61,7 +51,7 @@ export class PgOrderStore implements OrderStore {
       ),
     )
     if (paid !== undefined) return { outcome: 'paid', order: order(paid) }
-    const current = await this.#get(db, id)
+    const current = await readOrder(db, id)
     return current === undefined
       ? { outcome: 'missing' }
       : { outcome: 'already-paid', order: current }

@@ -5,23 +5,26 @@ import {
   withETag,
 } from '../../../http/conditional.js'
 import { sentBody } from '../../../http/e2.js'
-import { ApiError } from '../../../http/errors.js'
 import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import { atId } from '../../../http/path-id.js'
-import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
+import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { PRECONDITION_FAILED } from '../../../store/precondition.js'
-import { notFound, pathId, preconditionFailed, supportingErrors } from '../errors.js'
+import {
+  alreadyPaid,
+  failures,
+  idParameter,
+  notFound,
+  pathId,
+  preconditionFailed,
+  supportingErrors,
+} from '../errors.js'
 import { readOne } from '../read-one.js'
-import { e2, failures, idParameter } from '../responses.js'
 import { checkNewOrder } from './rules.js'
 import { type Pesanan, PesananBaru, PesananEnvelope } from './schemas.js'
 import type { OrderStore } from './store.js'
 
 const MISSING = { outcome: 'missing' } as const
-
-const alreadyPaid = (id: number) =>
-  new ApiError(409, 'SUDAH_DIBAYAR', `order ${id} is already paid`, { status: 'LUNAS' })
 
 /** An order as `GET /pesanan/{id}` sends it, `{ data }`, with its ETag. */
 const taggedOrder = taggedItem<Pesanan>({
@@ -52,7 +55,7 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
         },
         async handler(request, reply) {
           const order = await store.create(checkNewOrder(sentBody(request)))
-          return taggedOrder.send(reply.code(201).header('location', `/pesanan/${order.id}`), order)
+          return taggedOrder.send(created(reply, `/pesanan/${order.id}`), order)
         },
       },
       failures.idempotency,
@@ -79,7 +82,7 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
             200: { description: 'Paid; the order is `LUNAS`.', schema: PesananEnvelope },
             400: failures.invalidId,
             404: failures.notFound,
-            409: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
+            409: failures.alreadyPaid,
           },
           async handler(request, reply) {
             const { id, raw } = pathId(request)

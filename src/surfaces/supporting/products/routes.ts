@@ -4,11 +4,10 @@ import type { ProdukVersioning } from '../../../config.js'
 import { parseAccept } from '../../../http/accept.js'
 import { markApiVersion } from '../../../http/api-version.js'
 import { taggedItem } from '../../../http/conditional.js'
-import { ApiError } from '../../../http/errors.js'
 import { headerValue } from '../../../http/headers.js'
 import { type ResponseSpec, type RouteSpec, sendWith } from '../../../http/route-spec.js'
+import { failures, versionRetired } from '../errors.js'
 import { readOne } from '../read-one.js'
-import { e2 } from '../responses.js'
 import { Produk, ProdukV1List, ProdukV2 } from './schemas.js'
 import type { ProductStore } from './store.js'
 
@@ -25,13 +24,6 @@ export interface ProductRouteOptions {
 export const PRODUK_V1_DEPRECATED_AT = new Date('2026-11-23T00:00:00Z')
 
 export const V1_SUCCESSOR = '/v2/produk'
-
-const retired = (sunset: Date) =>
-  new ApiError(
-    410,
-    'VERSION_RETIRED',
-    `products version 1 was retired on ${sunset.toUTCString()}: use ${V1_SUCCESSOR}`,
-  )
 
 /**
  * The `version` parameter of `Accept` (`application/json;version=2`): the value of the first
@@ -77,7 +69,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
   async function sendV1(request: FastifyRequest, reply: FastifyReply) {
     markApiVersion(request, 'produk v1')
     reply.headers(v1Headers)
-    if (now().getTime() >= sunset.getTime()) throw retired(sunset)
+    if (now().getTime() >= sunset.getTime()) throw versionRetired(sunset, V1_SUCCESSOR)
     const items = (await store.list()).map(({ id, nama }) => ({ id, nama }))
     return sendWith(reply, ProdukV1List, items)
   }
@@ -97,10 +89,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
     description: 'Version 2: `{ data: [{ id, nama, harga }], meta: { versi: "2", jumlah } }`.',
     schema: ProdukV2,
   }
-  const gone: ResponseSpec = {
-    ...e2(`Version 1 is retired (\`VERSION_RETIRED\`), from ${sunset.toUTCString()} on.`),
-    headers: deprecationHeaders,
-  }
+  const gone = failures.versionRetired(sunset, deprecationHeaders)
 
   const list: RouteSpec =
     versioning === 'header'

@@ -1,13 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { Type } from 'typebox'
-import { ApiError } from '../../../http/errors.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import { sendRateLimitHeaders } from '../../../rate-limit/headers.js'
 import type { RateLimiter } from '../../../rate-limit/limiter.js'
 import { credentialed, credentialOf, identityOf } from '../access/guard.js'
 import type { CredentialStore } from '../access/store.js'
-import { supportingErrors } from '../errors.js'
-import { e2, failures } from '../responses.js'
+import { failures, rateLimited, supportingErrors } from '../errors.js'
 
 export interface ReportRouteOptions {
   credentials: CredentialStore
@@ -20,13 +18,6 @@ const Report = Type.Object({ data: Type.String() })
 
 /** The name the RateLimit header fields give the `/laporan` policy. */
 export const LAPORAN_POLICY = 'laporan'
-
-const rateLimited = (seconds: number) =>
-  new ApiError(
-    429,
-    'RATE_LIMIT_EXCEEDED',
-    `too many requests for this API key: retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
-  )
 
 const rateLimitHeaderDocs = {
   'RateLimit-Policy': {
@@ -54,16 +45,7 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
         'left). Admitted answers carry `RateLimit` and `RateLimit-Policy`.',
       responses: {
         200: { description: 'The report.', schema: Report, headers: rateLimitHeaderDocs },
-        429: {
-          ...e2('The key has no token left (`RATE_LIMIT_EXCEEDED`).'),
-          headers: {
-            'Retry-After': {
-              description: 'Whole seconds until a token is back: ceil((1 - tokens) / refill).',
-              schema: Type.String(),
-            },
-            ...rateLimitHeaderDocs,
-          },
-        },
+        429: failures.rateLimited(rateLimitHeaderDocs),
       },
       // The access hook has admitted a known key by now: only those spend tokens.
       async handler(request, reply) {

@@ -1,13 +1,11 @@
 import type { UsersVariant } from '../../../config.js'
 import { taggedItem, withETag } from '../../../http/conditional.js'
 import { sentBody } from '../../../http/e2.js'
-import { ApiError } from '../../../http/errors.js'
 import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
-import { locationHeader, type RouteSpec } from '../../../http/route-spec.js'
-import { supportingErrors } from '../errors.js'
+import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'
+import { emailTaken, failures, supportingErrors } from '../errors.js'
 import { readOne } from '../read-one.js'
-import { e2, failures } from '../responses.js'
 import { hashPassword } from './password.js'
 import { checkNewUser } from './rules.js'
 import { NewUser, User, UserEnvelope, UserList } from './schemas.js'
@@ -17,9 +15,6 @@ export interface UserRouteOptions {
   store: UserStore
   variant: UsersVariant
 }
-
-const emailTaken = (email: string) =>
-  new ApiError(409, 'EMAIL_TELAH_DIPAKAI', `email ${JSON.stringify(email)} is already registered`)
 
 /** `/users` in either variant: `enveloped` wraps each user in `{ data }`, `flat` does not. */
 export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
@@ -63,7 +58,7 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
             headers: locationHeader('Path of the new user, `/users/<id>`.'),
           }),
           ...failures.body,
-          409: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
+          409: failures.emailTaken,
         },
         async handler(request, reply) {
           const { password, ...fields } = checkNewUser(sentBody(request), variant)
@@ -71,7 +66,7 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
           const result = await store.create({ ...fields, ...(passwordHash && { passwordHash }) })
           if ('emailTaken' in result) throw emailTaken(fields.email)
           const { user } = result
-          return tagged.send(reply.code(201).header('location', `/users/${user.id}`), user)
+          return tagged.send(created(reply, `/users/${user.id}`), user)
         },
       },
       failures.idempotency,
