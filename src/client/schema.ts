@@ -2585,8 +2585,8 @@ export interface operations {
                     name: string;
                     /** @description Required; contains @; unique ignoring letter case. */
                     email: string;
-                    /** @description Enveloped variant: required, 8 or more characters. */
-                    password?: string;
+                    /** @description Required; 8 or more characters. Kept only as a salted hash. */
+                    password: string;
                 };
             };
         };

@@ -6,6 +6,7 @@
 import assert, { AssertionError } from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { FastifyInstance } from 'fastify'
 import type { ProdukVersioning, TugasVersioning, UsersVariant } from '../../../src/config.js'
 import {
@@ -355,6 +356,19 @@ for (const combo of COMBOS) {
       rejects(check, 'POST', '/users', reply(201, other, created))
       accepts(check, 'GET', '/users/1', reply(200, mine))
       rejects(check, 'GET', '/users/1', reply(200, other))
+    })
+
+    test('the body of POST /users is the one this variant reads: a password only when enveloped', () => {
+      const body = object(operation(document, 'post', '/users').requestBody, 'requestBody')
+      const content = object(body.content, 'content')
+      const schema = object(content['application/json'], 'application/json').schema
+      const valid = new Ajv2020({ strict: false }).compile(schema as object)
+      const person = { name: 'Budi', email: 'budi@contoh.id' }
+      const enveloped = combo.usersVariant === 'enveloped'
+      assert.equal(valid({ ...person, password: 'rahasia123' }), true)
+      assert.equal(valid(person), !enveloped, 'a body without a password')
+      assert.equal(valid({ ...person, password: 'pendek' }), !enveloped, 'a 6-character password')
+      assert.equal(valid({ name: 'Budi' }), false, 'a body without an email')
     })
 
     test('the responses of this mode conform to the document (call)', async () => {

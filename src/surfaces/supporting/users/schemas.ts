@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import type { UsersVariant } from '../../../config.js'
 import { PASSWORD_MIN } from './rules.js'
 
 export const User = Type.Object(
@@ -19,13 +20,23 @@ export const UserList = Type.Object({
   meta: Type.Object({ page: Type.Literal(1), total: Type.Integer({ minimum: 0 }) }),
 })
 
-export const NewUser = Type.Object({
+const newUserFields = {
   name: Type.String({ description: 'Required; trimmed; not empty.' }),
   email: Type.String({ description: 'Required; contains @; unique ignoring letter case.' }),
-  password: Type.Optional(
-    Type.String({
+}
+
+/** The body of `POST /users` as `variant` reads it: only the enveloped variant takes a password. */
+export function newUser(variant: UsersVariant) {
+  if (variant === 'flat') {
+    return Type.Object(newUserFields, {
+      description: 'Any other member, `password` included, is ignored.',
+    })
+  }
+  return Type.Object({
+    ...newUserFields,
+    password: Type.String({
       minLength: PASSWORD_MIN,
-      description: `Enveloped variant: required, ${PASSWORD_MIN} or more characters.`,
+      description: `Required; ${PASSWORD_MIN} or more characters. Kept only as a salted hash.`,
     }),
-  ),
-})
+  })
+}
