@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as pause } from 'node:timers/promises'
 import { type Metrics, parseMetrics, sampleOf, samplesOf } from './metrics-text.js'
 import { skipWithoutPostgres } from './postgres.js'
-import { listening, send, startTwoWorkers } from './processes.js'
+import { inRounds, listening, send, startTwoWorkers } from './processes.js'
 import { skipWithoutRedis } from './redis.js'
 
 type Line = Record<string, unknown>
@@ -62,15 +62,14 @@ describe('GET /metrics under WORKERS=2', { skip }, () => {
     })
 
   test('every scrape, on either worker, reports the requests of both, summed', async () => {
-    // Requests until both workers have served some (the kernel picks a worker per connection).
-    const servers = new Map<number, number>()
-    let sent = 0
-    while (sent < 20 || (servers.size < 2 && sent < 200)) {
-      const answer = await traced('GET', '/tugas/1')
-      assert.equal(answer.status, 200)
-      servers.set(answer.pid, (servers.get(answer.pid) ?? 0) + 1)
-      sent += 1
-    }
+    // Requests until both workers have served some, and at least twenty in all.
+    const reads = await inRounds(
+      () => traced('GET', '/tugas/1'),
+      (answers) => answers.length >= 20 && new Set(answers.map(({ pid }) => pid)).size === 2,
+    )
+    assert.deepEqual(new Set(reads.map(({ status }) => status)), new Set([200]))
+    const servers = new Set(reads.map(({ pid }) => pid))
+    const sent = reads.length
     assert.equal(servers.size, 2, `both workers served GET /tugas/1: ${[...servers]}`)
     const versioned = [await traced('GET', '/v2/tugas'), await traced('GET', '/v2/tugas')]
     assert.deepEqual(
@@ -90,9 +89,13 @@ describe('GET /metrics under WORKERS=2', { skip }, () => {
       metrics = await scrape()
     }
 
+    const scrapes = await inRounds(
+      scrape,
+      (answers) => new Set(answers.map(({ pid }) => pid)).size === 2 && answers.length >= 8,
+    )
     const scrapedBy = new Set<number>()
-    for (let i = 0; i < 8 || (scrapedBy.size < 2 && i < 60); i++) {
-      metrics = await scrape()
+    for (const [i, each] of scrapes.entries()) {
+      metrics = each
       scrapedBy.add(metrics.pid)
       assert.equal(taskReads(metrics), sent, `scrape ${i} by worker ${metrics.pid}`)
       assert.equal(

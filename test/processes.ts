@@ -5,6 +5,7 @@ import { once } from 'node:events'
 import { request } from 'node:http'
 import { createInterface } from 'node:readline'
 import { after } from 'node:test'
+import { setTimeout as pause } from 'node:timers/promises'
 import { freshDatabaseUrl } from './postgres.js'
 import { freshPrefix, REDIS_URL } from './redis.js'
 
@@ -129,4 +130,24 @@ export function send(
     sent.setTimeout(5000, () => sent.destroy(new Error(`no answer to ${method} ${path} in 5 s`)))
     sent.end(body === undefined ? undefined : JSON.stringify(body))
   })
+}
+
+/**
+ * Sends `one()` in rounds of four at once until `enough(every answer so far)` holds, for at most
+ * 25 rounds; returns every answer. Which worker accepts a connection is the kernel's pick
+ * (SCHED_NONE), and on a loaded machine it can hand a long run of one-at-a-time connections to
+ * the same worker: requests sent together reach the other while the first is busy, and the
+ * growing pause between rounds lets the other be waiting when the next round comes.
+ */
+export async function inRounds<T>(
+  one: () => Promise<T>,
+  enough: (answers: T[]) => boolean,
+): Promise<T[]> {
+  const answers: T[] = []
+  for (let round = 0; round < 25; round++) {
+    answers.push(...(await Promise.all([one(), one(), one(), one()])))
+    if (enough(answers)) break
+    await pause(10 * round)
+  }
+  return answers
 }

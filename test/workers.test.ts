@@ -10,7 +10,15 @@ import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as pause } from 'node:timers/promises'
 import { skipWithoutPostgres } from './postgres.js'
-import { exitOf, listening, logged, npmStart, send, startTwoWorkers } from './processes.js'
+import {
+  exitOf,
+  inRounds,
+  listening,
+  logged,
+  npmStart,
+  send,
+  startTwoWorkers,
+} from './processes.js'
 import { REDIS_URL, skipWithoutRedis } from './redis.js'
 
 type Line = Record<string, unknown>
@@ -57,22 +65,16 @@ describe('WORKERS=2 under npm start', { skip }, () => {
     return { ...answer, pid: pid as number }
   }
 
-  // Which worker accepts a connection is the kernel's pick (SCHED_NONE), and on a loaded
-  // machine it can hand a long run of one-at-a-time connections to the same worker. Requests
-  // sent a few at once reach the other while the first is busy, and a pause between rounds
-  // lets the other be waiting when the next round comes, so the tests ask in rounds.
-  const ROUND = 4
-  const ROUNDS = 25
-
-  /** GET `path` in rounds until a worker other than `writer` answers. */
+  /** GET `path` until a worker other than `writer` answers. */
   async function readOnOther(writer: number, path: string) {
-    for (let round = 0; round < ROUNDS; round++) {
-      const reads = await Promise.all(Array.from({ length: ROUND }, () => traced('GET', path)))
-      const other = reads.find((read) => read.pid !== writer)
-      if (other) return other
-      await pause(10 * round)
-    }
-    return assert.fail(`no other worker than ${writer} answered GET ${path}`)
+    const reads = await inRounds(
+      () => traced('GET', path),
+      (answers) => answers.some((read) => read.pid !== writer),
+    )
+    return (
+      reads.find((read) => read.pid !== writer) ??
+      assert.fail(`no other worker than ${writer} answered GET ${path}`)
+    )
   }
 
   test('a task created by one worker is read, replaced and deleted by the other', async () => {
@@ -138,15 +140,18 @@ describe('WORKERS=2 under npm start', { skip }, () => {
   })
 
   test('per-version counts in the log lines are one sum over both workers', async () => {
-    // Ask in rounds until both workers have answered, and at least ten requests in all.
+    // Until both workers have answered, and at least ten requests in all.
     const ids: string[] = []
-    for (let round = 0; round < ROUNDS; round++) {
-      const sent = Array.from({ length: ROUND }, () => `v-${randomBytes(6).toString('hex')}`)
-      ids.push(...sent)
-      await Promise.all(sent.map((id) => send(base, 'GET', '/v2/tugas', { id })))
-      if ((await servedBy(ids)).size === 2 && ids.length >= 10) break
-      await pause(10 * round)
-    }
+    const served = await inRounds(
+      async () => {
+        const id = `v-${randomBytes(6).toString('hex')}`
+        ids.push(id)
+        await send(base, 'GET', '/v2/tugas', { id })
+        return (await servedBy([id])).values().next().value as number
+      },
+      (pids) => pids.length >= 10 && new Set(pids).size === 2,
+    )
+    assert.equal(served.length, ids.length)
     assert.equal((await servedBy(ids)).size, 2)
     const counts = lines
       .filter((line) => ids.includes(String(line.reqId)))
