@@ -8,12 +8,13 @@ import { demoSeed, parseSeed, type Seed } from '../src/seed.js'
 import type { Stores } from '../src/stores.js'
 import type { TlsFiles } from '../src/tls.js'
 import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
-import { freshDatabaseUrl } from './postgres.js'
+import { migratedSchema, type SchemaLease } from './postgres.js'
 import { urlAsSent } from './property-kit.js'
 
 /**
  * The store the HTTP tests run on: memory, or PostgreSQL with TUGAS_TEST_STORE=postgres, where
- * each test app gets a fresh schema (`npm test` runs the HTTP tests on both).
+ * each test app gets a migrated, empty schema of its own (`npm test` runs the HTTP tests on
+ * both).
  */
 export const TEST_STORE = process.env.TUGAS_TEST_STORE === 'postgres' ? 'postgres' : 'memory'
 
@@ -47,8 +48,10 @@ export interface TestAppOptions {
 export async function testApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
   const seed: Seed = options.seed === undefined ? demoSeed : parseSeed(options.seed)
   const config: Config = { ...defaults, logLevel: 'silent', ...options.config }
+  let schema: SchemaLease | undefined
   if (TEST_STORE === 'postgres' && !options.stores && config.databaseUrl === undefined) {
-    config.databaseUrl = await freshDatabaseUrl()
+    schema = await migratedSchema()
+    config.databaseUrl = schema.url
   }
   const logs = options.logs
   const logger =
@@ -61,6 +64,11 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
   const built = await createInfrastructure(config, seed)
   const infrastructure = {
     ...built,
+    // The schema is handed on once the app has closed its connections to it.
+    close: async () => {
+      await built.close()
+      await schema?.release()
+    },
     ...(options.stores && { stores: options.stores }),
     ...(options.limiter && { limiter: options.limiter }),
   }
