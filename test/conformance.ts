@@ -83,13 +83,29 @@ function describeBody(body: string): string {
   return body.length > 300 ? `${JSON.stringify(body.slice(0, 300))}...` : JSON.stringify(body)
 }
 
+type Checker = (request: SeenRequest, response: SeenResponse) => void
+
+/** The checker of each document met in this process, by the document's JSON text. */
+const checkers = new Map<string, Checker>()
+
 /**
  * Returns a checker bound to `document` (the body of GET /openapi.json). The checker throws an
  * AssertionError naming the request when the response does not match what the document says.
+ * One checker per distinct document: many apps of one configuration serve the same document,
+ * whose schemas are then compiled once per test file, not once per app. It is made from a copy
+ * of the document, so a caller that changes its document afterwards changes no checker.
  */
-export function conformanceChecker(
-  document: Record<string, unknown>,
-): (request: SeenRequest, response: SeenResponse) => void {
+export function conformanceChecker(document: Record<string, unknown>): Checker {
+  const text = JSON.stringify(document)
+  let checker = checkers.get(text)
+  if (checker === undefined) {
+    checker = compileChecker(JSON.parse(text))
+    checkers.set(text, checker)
+  }
+  return checker
+}
+
+function compileChecker(document: Record<string, unknown>): Checker {
   const paths = child(document, 'paths')
   if (!isObject(paths)) throw new TypeError('the OpenAPI document has no paths object')
   const templates = compileTemplates(paths)
