@@ -87,6 +87,31 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
 
 const storesByApp = new WeakMap<FastifyInstance, Stores>()
 
+/** The apps a file's tests share, by the options they were built with (see sharedApp). */
+const sharedApps = new Map<string, Promise<FastifyInstance>>()
+
+after(async () => {
+  for (const app of sharedApps.values()) await (await app).close()
+})
+
+/**
+ * An app for the tests of a file that only read (GET and HEAD): one per distinct `config` and
+ * `seed`, built when a test first asks, closed when the file's tests have ended. Building an
+ * app is most of what a short test costs. A test that sends anything that could change data,
+ * or reads the logs, builds its own with testApp.
+ */
+export function sharedApp(
+  options: Pick<TestAppOptions, 'config' | 'seed'> = {},
+): Promise<FastifyInstance> {
+  const key = JSON.stringify(options)
+  let app = sharedApps.get(key)
+  if (app === undefined) {
+    app = testApp({ ...options, closedBy: 'caller' })
+    sharedApps.set(key, app)
+  }
+  return app
+}
+
 /** The stores a test app serves, to look at what the HTTP API does not show (password hashes). */
 export function storesOf(app: FastifyInstance): Stores {
   const stores = storesByApp.get(app)

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { testApp } from '../../helpers.js'
+import { sharedApp, testApp } from '../../helpers.js'
 import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
 
 const RENCANA = { id: 1, judul: 'Rencana', pemilik: 'budi' }
@@ -45,13 +45,13 @@ function assertNotYours(response: LightMyRequestResponse) {
 
 describe('GET /dokumen', () => {
   test('an admin gets every document, in id order, each exactly { id, judul, pemilik }', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertData(await list(app, bearer(ADMIN)), ALL)
     assertData(await list(app, apiKey(ADMIN)), ALL)
   })
 
   test('a user gets only the documents they own', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertData(await list(app, bearer(BUDI)), [RENCANA, ANGGARAN])
     assertData(await list(app, apiKey(BUDI)), [RENCANA, ANGGARAN])
     assertData(await list(app, bearer(SITI)), [LAPORAN])
@@ -133,14 +133,14 @@ describe('GET /dokumen', () => {
   })
 
   test('no credential or an unknown one is 401 UNAUTHENTICATED', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertE2(await list(app), 401, 'UNAUTHENTICATED')
     assertE2(await list(app, bearer('nope')), 401, 'UNAUTHENTICATED')
     assertE2(await list(app, apiKey('nope')), 401, 'UNAUTHENTICATED')
   })
 
   test('the query string changes nothing', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertData(await callD(app, { url: '/dokumen?pemilik=siti&all=1', headers: bearer(BUDI) }), [
       RENCANA,
       ANGGARAN,
@@ -150,7 +150,7 @@ describe('GET /dokumen', () => {
 
 describe('GET /dokumen/<id>: credential, role policy, integer id, existence, ownership', () => {
   test('no credential is 401 whatever the id: the credential comes first', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const id of ['1', '3', 'abc', '1.5', '99']) {
       assertE2(await read(app, id), 401, 'UNAUTHENTICATED')
       assertE2(await read(app, id, bearer('nope')), 401, 'UNAUTHENTICATED')
@@ -158,7 +158,7 @@ describe('GET /dokumen/<id>: credential, role policy, integer id, existence, own
   })
 
   test('a valid credential with an id that is not an integer is 400 INVALID_ID', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [bearer(BUDI), bearer(ADMIN), apiKey(SITI)]) {
       for (const id of ['abc', '1.5', '1e3', '+1', '0x1', '%20', '1a', '--1']) {
         assertE2(await read(app, id, headers), 400, 'INVALID_ID')
@@ -167,7 +167,7 @@ describe('GET /dokumen/<id>: credential, role policy, integer id, existence, own
   })
 
   test('a well-formed id that names nothing is 404 NOT_FOUND, for a user too (existence before ownership)', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [bearer(ADMIN), bearer(BUDI), bearer(SITI)]) {
       for (const id of ['99', '-1', '0', '5', '99999999999999999999']) {
         assertE2(await read(app, id, headers), 404, 'NOT_FOUND')
@@ -176,7 +176,7 @@ describe('GET /dokumen/<id>: credential, role policy, integer id, existence, own
   })
 
   test("a user reading another user's document is 403 FORBIDDEN: the document is not theirs", async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     const error = assertNotYours(await read(app, 3, bearer(BUDI)))
     assert.ok(!error.message.includes('role'), `not a role failure: ${error.message}`)
     assertNotYours(await read(app, 1, bearer(SITI)))
@@ -184,14 +184,14 @@ describe('GET /dokumen/<id>: credential, role policy, integer id, existence, own
   })
 
   test('a user reads their own document: 200 { data }', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertData(await read(app, 1, bearer(BUDI)), RENCANA)
     assertData(await read(app, 2, apiKey(BUDI)), ANGGARAN)
     assertData(await read(app, 3, bearer(SITI)), LAPORAN)
   })
 
   test('an admin reads any document', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const document of ALL) assertData(await read(app, document.id, bearer(ADMIN)), document)
   })
 
@@ -270,7 +270,7 @@ describe('DELETE /dokumen/<id>', () => {
 
 describe('/dokumen/<undecodable> (%zz)', () => {
   test('GET without a credential, or with an unknown one, is 401', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertE2(await app.inject({ url: '/dokumen/%zz' }), 401, 'UNAUTHENTICATED')
     assertE2(
       await app.inject({ url: '/dokumen/%zz', headers: bearer('nope') }),
@@ -280,7 +280,7 @@ describe('/dokumen/<undecodable> (%zz)', () => {
   })
 
   test('GET with a valid credential is 400 INVALID_ID', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertE2(await app.inject({ url: '/dokumen/%zz', headers: bearer(BUDI) }), 400, 'INVALID_ID')
     assertE2(await app.inject({ url: '/dokumen/%zz', headers: apiKey(ADMIN) }), 400, 'INVALID_ID')
   })
@@ -343,7 +343,7 @@ describe('/dokumen: unregistered methods and unknown paths', () => {
   })
 
   test('HEAD /dokumen and HEAD /dokumen/<id> follow the GET checks', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     const head = (url: string, headers: Headers = {}) =>
       app.inject({ method: 'HEAD', url, headers })
     assert.equal((await head('/dokumen', bearer(BUDI))).statusCode, 200)
@@ -356,7 +356,7 @@ describe('/dokumen: unregistered methods and unknown paths', () => {
   })
 
   test('a path below /dokumen/<id> is the service E1 404 TIDAK_ADA, credential or not', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [{}, bearer(ADMIN)]) {
       const response = await app.inject({ url: '/dokumen/1/x', headers })
       assert.equal(response.statusCode, 404)
