@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { testApp } from '../../helpers.js'
+import { sharedApp, testApp } from '../../helpers.js'
 import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
 
 type Headers = Record<string, string>
@@ -26,7 +26,7 @@ function assertWhoAmI(response: LightMyRequestResponse, nama: string, peran: str
 
 describe('GET /profil', () => {
   test('answers exactly { data: { nama, peran } } for each demo credential, in both forms', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const [secret, nama, peran] of DEMO) {
       assertWhoAmI(await get(app, '/profil', bearer(secret)), nama, peran)
       assertWhoAmI(await get(app, '/profil', apiKey(secret)), nama, peran)
@@ -47,7 +47,7 @@ describe('GET /profil', () => {
   })
 
   test('no credential or an unknown one is 401 UNAUTHENTICATED with WWW-Authenticate', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [
       {},
       bearer('nope'),
@@ -72,7 +72,7 @@ describe('GET /profil', () => {
   })
 
   test('HEAD /profil: 200 with a valid credential, 401 with the challenge without one', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     const ok = await app.inject({ method: 'HEAD', url: '/profil', headers: bearer(BUDI) })
     assert.equal(ok.statusCode, 200)
     assert.equal(ok.body, '')
@@ -89,13 +89,13 @@ describe('GET /profil', () => {
 
 describe('GET /panel-admin', () => {
   test('an admin gets 200 { data: { nama: "admin", peran: "admin" } }', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assertWhoAmI(await get(app, '/panel-admin', bearer(ADMIN)), 'admin', 'admin')
     assertWhoAmI(await get(app, '/panel-admin', apiKey(ADMIN)), 'admin', 'admin')
   })
 
   test('every role except admin is 403 FORBIDDEN, naming the role and GET /panel-admin', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [bearer(BUDI), bearer(SITI), apiKey(BUDI), apiKey(SITI)]) {
       const response = await get(app, '/panel-admin', headers)
       const error = assertE2(response, 403, 'FORBIDDEN')
@@ -119,7 +119,7 @@ describe('GET /panel-admin', () => {
   })
 
   test('no credential or an unknown one is 401, not 403', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [
       {},
       bearer('nope'),
@@ -136,7 +136,7 @@ describe('GET /panel-admin', () => {
   })
 
   test('Bearer decides alone: a user Bearer with the admin X-API-Key is 403', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     const response = await get(app, '/panel-admin', { ...bearer(BUDI), ...apiKey(ADMIN) })
     assertE2(response, 403, 'FORBIDDEN')
   })
@@ -151,7 +151,7 @@ describe('GET /panel-admin', () => {
   })
 
   test('HEAD /panel-admin: 200 for an admin, 403 for a user, 401 without a credential', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     const head = (headers: Headers) => app.inject({ method: 'HEAD', url: '/panel-admin', headers })
     assert.equal((await head(bearer(ADMIN))).statusCode, 200)
     assert.equal((await head(bearer(BUDI))).statusCode, 403)

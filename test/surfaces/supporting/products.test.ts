@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { json, testApp } from '../../helpers.js'
+import { json, sharedApp, testApp } from '../../helpers.js'
 import { assertE2, bearer, callD } from './helpers.js'
 
 const DEMO_PRODUCTS = [
@@ -31,7 +31,7 @@ function products(response: LightMyRequestResponse) {
 
 describe('GET /produk', () => {
   test('is the flat array of the seed products, each exactly { id, nama, harga, stok }', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     assert.deepEqual(products(await callD(app, { url: '/produk' })), DEMO_PRODUCTS)
   })
 
@@ -57,7 +57,7 @@ describe('GET /produk', () => {
   })
 
   test('in the default mode an Accept version parameter does not change the answer', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const accept of ['application/json;version=2', 'application/json;version=1', '*/*']) {
       const response = await callD(app, { url: '/produk', headers: { accept } })
       assert.deepEqual(products(response), DEMO_PRODUCTS, accept)
@@ -67,7 +67,7 @@ describe('GET /produk', () => {
 
 describe('GET /produk/<id>', () => {
   test('200 with the bare product', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const product of DEMO_PRODUCTS) {
       const response = await callD(app, { url: `/produk/${product.id}` })
       assert.equal(response.statusCode, 200)
@@ -93,7 +93,7 @@ describe('GET /produk/<id>', () => {
   })
 
   test('a well-formed id that names no product is 404 NOT_FOUND', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const id of ['4', '0', '-1', '99999999999999999999']) {
       assertE2(await callD(app, { url: `/produk/${id}` }), 404, 'NOT_FOUND')
     }
@@ -101,7 +101,7 @@ describe('GET /produk/<id>', () => {
   })
 
   test('an id that is not an integer is 400 INVALID_ID', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const id of ['abc', '1.5', '1e3', '+1', '%201', '%00', '0x1', 'Buku']) {
       assertE2(await callD(app, { url: `/produk/${id}` }), 400, 'INVALID_ID')
     }
@@ -116,7 +116,7 @@ describe('GET /produk/<id>', () => {
 
 describe('/produk: methods', () => {
   test('HEAD /produk and HEAD /produk/<id> are served as GET, without a body', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const url of ['/produk', '/produk/1']) {
       const response = await app.inject({ method: 'HEAD', url })
       assert.equal(response.statusCode, 200, url)
@@ -150,7 +150,7 @@ describe('/produk: methods', () => {
 
 describe('/produk: no credential needed', () => {
   test('list and read answer without a credential, and an unknown token is not checked', async () => {
-    const app = await testApp()
+    const app = await sharedApp()
     for (const headers of [{}, { ...bearer('no-such-token'), 'x-api-key': 'nope' }]) {
       const list = await callD(app, { url: '/produk', headers })
       assert.deepEqual(products(list), DEMO_PRODUCTS)
