@@ -215,7 +215,12 @@ describe('the infrastructure', () => {
     const infrastructure = await createInfrastructure(config, demoSeed)
     const events: string[] = []
     const get = infrastructure.stores.tugas.get.bind(infrastructure.stores.tugas)
+    let reached: () => void = () => {}
+    const inFlight = new Promise<void>((resolve) => {
+      reached = resolve
+    })
     infrastructure.stores.tugas.get = async (id) => {
+      reached()
       await new Promise((resolve) => setTimeout(resolve, 50))
       events.push('request answered')
       return get(id)
@@ -233,7 +238,9 @@ describe('the infrastructure', () => {
     await app.listen({ host: '127.0.0.1', port: 0 })
     const { port } = app.server.address() as { port: number }
     const answered = fetch(`http://127.0.0.1:${port}/tugas/1`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    // Closed once the request is in its handler (a fixed 10 ms wait lost the race on a busy
+    // machine: the connection was not accepted yet, and close refused it).
+    await inFlight
     const closing = performance.now()
     await app.close()
     assert.equal((await answered).status, 200)
