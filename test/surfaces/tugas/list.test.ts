@@ -2,7 +2,7 @@
 // Part 2 query violations, decisions.md: TUGAS_BATAS_DEFAULT, sort ties).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { call, testApp } from '../../helpers.js'
+import { call, sharedApp, testApp } from '../../helpers.js'
 
 // ids 1..7; titles chosen so code-unit order differs from locale order ('B' < 'a').
 const tugas = [
@@ -18,7 +18,7 @@ const ids = (body: { data: { id: number }[] }) => body.data.map((task) => task.i
 
 describe('GET /tugas', () => {
   test('without list parameters: a flat array of every task, in id order', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const response = await call(app, { url: '/tugas' })
     assert.equal(response.statusCode, 200)
     assert.match(String(response.headers['content-type']), /^application\/json/)
@@ -32,14 +32,14 @@ describe('GET /tugas', () => {
   })
 
   test('an empty list is an empty array; unknown parameters keep the flat form', async () => {
-    const app = await testApp({ seed: {} })
+    const app = await sharedApp({ seed: {} })
     assert.deepEqual((await call(app, { url: '/tugas' })).json(), [])
-    const withTasks = await testApp({ seed: { tugas } })
+    const withTasks = await sharedApp({ seed: { tugas } })
     assert.ok(Array.isArray((await call(withTasks, { url: '/tugas?cari=x&limit=2' })).json()))
   })
 
   test('any list parameter, even empty-valued and valid, gives the envelope', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     for (const query of ['halaman=1', 'batas=10', 'status=belum', 'urut=id']) {
       const body = (await call(app, { url: `/tugas?${query}` })).json()
       assert.deepEqual(Object.keys(body).sort(), ['data', 'meta'], query)
@@ -47,21 +47,21 @@ describe('GET /tugas', () => {
   })
 
   test('defaults: halaman 1, batas from TUGAS_BATAS_DEFAULT (10 unless set), urut id', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     assert.deepEqual((await call(app, { url: '/tugas?halaman=1' })).json().meta, {
       halaman: 1,
       batas: 10,
       total: 7,
       totalHalaman: 1,
     })
-    const three = await testApp({ seed: { tugas }, config: { tugasBatasDefault: 3 } })
+    const three = await sharedApp({ seed: { tugas }, config: { tugasBatasDefault: 3 } })
     const page = (await call(three, { url: '/tugas?status=belum' })).json()
     assert.deepEqual(page.meta, { halaman: 1, batas: 3, total: 4, totalHalaman: 2 })
     assert.deepEqual(ids(page), [1, 3, 5])
   })
 
   test('filter, then sort, then slice; meta.total counts after the filter', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const body = (
       await call(app, { url: '/tugas?status=belum&urut=-title&halaman=2&batas=2' })
     ).json()
@@ -71,12 +71,12 @@ describe('GET /tugas', () => {
   })
 
   test('totalHalaman = max(1, ceil(total / batas))', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const meta = async (query: string) => (await call(app, { url: `/tugas?${query}` })).json().meta
     assert.equal((await meta('batas=3')).totalHalaman, 3)
     assert.equal((await meta('batas=7')).totalHalaman, 1)
     assert.equal((await meta('batas=100')).totalHalaman, 1)
-    const empty = await testApp({ seed: {} })
+    const empty = await sharedApp({ seed: {} })
     assert.deepEqual((await call(empty, { url: '/tugas?halaman=1' })).json(), {
       data: [],
       meta: { halaman: 1, batas: 10, total: 0, totalHalaman: 1 },
@@ -84,7 +84,7 @@ describe('GET /tugas', () => {
   })
 
   test('a page past the end is 200 with an empty data array and meta intact', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const response = await call(app, { url: '/tugas?halaman=99&batas=5' })
     assert.equal(response.statusCode, 200)
     assert.deepEqual(response.json(), {
@@ -94,7 +94,7 @@ describe('GET /tugas', () => {
   })
 
   test('sorting uses code-unit order; ties keep ascending id order in both directions', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const order = async (urut: string) =>
       ids((await call(app, { url: `/tugas?urut=${urut}&batas=100` })).json())
     assert.deepEqual(await order('title'), [2, 6, 3, 5, 1, 4, 7])
@@ -121,7 +121,7 @@ describe('GET /tugas', () => {
   })
 
   test('every violation is collected into one 422, in the order of Part 2', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const response = await call(app, { url: '/tugas?halaman=0&batas=101&status=done&urut=nama' })
     assert.equal(response.statusCode, 422)
     assert.deepEqual(response.json(), {
@@ -139,7 +139,7 @@ describe('GET /tugas', () => {
   })
 
   test('each parameter alone: what is refused', async () => {
-    const app = await testApp({ seed: { tugas } })
+    const app = await sharedApp({ seed: { tugas } })
     const refused: [string, string][] = [
       ['halaman=', 'halaman is not an integer of at least 1'],
       ['halaman=0', 'halaman is not an integer of at least 1'],
