@@ -214,24 +214,6 @@ export async function withApp(
   assertNotPolluted()
 }
 
-/** POSTs `count` JSON bodies to `url`, each answered 201, so that ids 1 to `count` exist. */
-export async function seed(
-  send: (sent: Sent) => Promise<{ statusCode: number }>,
-  count: number,
-  url: string,
-  body: (i: number) => unknown,
-): Promise<void> {
-  for (let i = 1; i <= count; i++) {
-    const { statusCode } = await send({
-      method: 'POST',
-      url,
-      contentType: 'application/json',
-      payload: JSON.stringify(body(i)),
-    })
-    assert.equal(statusCode, 201)
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
