@@ -149,17 +149,21 @@ interface Running<M> extends Harness<M> {
 }
 
 /**
- * The apps a file's tests run on. A test gets the last test's app when that app is in the state
- * the test starts from, as its model shows: one that only refused writes (bad input is refused:
- * nothing is written) or only read leaves the seeded state as it found it, so the next test need
- * not build and migrate an app of its own. Any answer of 2xx to a request other than GET or
- * HEAD counts as a write. An app whose model may be wrong is never handed on.
+ * The apps a file's tests run on, the last one of each surface kept open. A test gets its
+ * surface's last app when that app is in the state the test starts from, as its model shows: one
+ * that only refused writes (bad input is refused: nothing is written) or only read leaves the
+ * seeded state as it found it, so the next test need not build and migrate an app of its own.
+ * Any answer of 2xx to a request other than GET or HEAD counts as a write. An app whose model may
+ * be wrong is never handed on.
  */
 export class ItemApps {
-  #current: Running<unknown> | undefined
+  /** The last app of each surface. */
+  readonly #last = new Map<object, Running<unknown>>()
 
   constructor() {
-    after(() => this.#retire())
+    after(async () => {
+      for (const h of [...this.#last.values()]) await this.#retire(h)
+    })
   }
 
   /** Runs `body` on an app of `surface` in the state `start`. */
@@ -182,13 +186,13 @@ export class ItemApps {
   }
 
   async #take<M>(surface: ItemSurface<M>, start: Start): Promise<Running<M>> {
-    const current = this.#current as Running<M> | undefined
+    const last = this.#last.get(surface) as Running<M> | undefined
     const fits =
-      current !== undefined &&
-      !current.lost &&
-      current.surface === surface &&
-      (start === 'any' || (!current.written && current.seeded <= start.seeded))
-    const h = fits ? current : await this.#fresh(surface)
+      last !== undefined &&
+      !last.lost &&
+      (start === 'any' || (!last.written && last.seeded <= start.seeded))
+    if (last !== undefined && !fits) await this.#retire(last)
+    const h = fits ? last : await this.#fresh(surface)
     if (start !== 'any') {
       while (h.seeded < start.seeded) {
         const i = h.seeded + 1
@@ -207,7 +211,6 @@ export class ItemApps {
   }
 
   async #fresh<M>(surface: ItemSurface<M>): Promise<Running<M>> {
-    await this.#retire()
     const app = await testApp({ config: surface.config, closedBy: 'caller' })
     const model = surface.model()
     const checked = oracleSender(
@@ -231,17 +234,15 @@ export class ItemApps {
         }
       },
     }
-    this.#current = h as Running<unknown>
+    this.#last.set(surface, h as Running<unknown>)
     return h
   }
 
-  /** Closes the current app, then checks for pollution. */
-  async #retire(): Promise<void> {
-    const current = this.#current
-    if (current === undefined) return
-    this.#current = undefined
-    await current.app.close()
-    current.surface.assertNotPolluted()
+  /** Closes the app, then checks for pollution. */
+  async #retire(h: Running<unknown>): Promise<void> {
+    this.#last.delete(h.surface)
+    await h.app.close()
+    h.surface.assertNotPolluted()
   }
 }
 
