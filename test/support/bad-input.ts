@@ -112,7 +112,7 @@ export interface ItemSurface<M> {
   config: Partial<Config>
   /** The model of an empty store. */
   model(): M
-  /** Called when a test starts on the model (a test may start on the last test's app). */
+  /** Called when a test starts on the model, before it is seeded (it may be the last test's). */
   begin?(model: M): void
   /** The oracle over `model`; requests go through `inject` (checked against the document). */
   oracle(
@@ -169,7 +169,6 @@ export class ItemApps {
   /** Runs `body` on an app of `surface` in the state `start`. */
   async run<M>(surface: ItemSurface<M>, start: Start, body: (h: Harness<M>) => Promise<void>) {
     const h = await this.#take(surface, start)
-    h.surface.begin?.(h.model)
     try {
       await body(h)
     } catch (error) {
@@ -193,6 +192,7 @@ export class ItemApps {
       (start === 'any' || (!last.written && last.seeded <= start.seeded))
     if (last !== undefined && !fits) await this.#retire(last)
     const h = fits ? last : await this.#fresh(surface)
+    surface.begin?.(h.model)
     if (start !== 'any') {
       while (h.seeded < start.seeded) {
         const i = h.seeded + 1
