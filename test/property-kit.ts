@@ -259,6 +259,15 @@ class Deferred<T> extends fc.Arbitrary<T> {
 /** `fc.string({ unit: 'binary' })`, made on first use (see `Deferred`). */
 export const binaryString = new Deferred(() => fc.string({ unit: 'binary' }))
 
+/** Ids in the forms of integers that are not plain digits: zero-padded, signed, `+` escaped. */
+export const SIGNED_IDS = ['0', '00', '007', '-0', '-1', '+1', '%2B1']
+
+/** Ids that are numbers but not integers in digits, and one past every integer type. */
+export const NOT_DIGIT_IDS = ['1.5', '1.0', '1e3', '1E3', '0x10', '99999999999999999999']
+
+/** Ids on either side of the largest safe integer, and with a NUL or a space, escaped. */
+export const EDGE_IDS = ['9007199254740991', '9007199254740992', '%00', '%20', '%201', '1%20']
+
 /** Ids as any text, percent-encoded. */
 export const encodedIds = [
   fc.string().map(encodeURIComponent),

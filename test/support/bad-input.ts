@@ -252,6 +252,21 @@ export class ItemApps {
 /** Ids of items that exist (after seeding), and a few that do not. */
 export const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
 
+/**
+ * Any id a client might put in the path: ids of items (`plausibleId`), numbers, `lookalikes`
+ * (numbers in disguise, escapes), any text, ids of any length, broken escapes.
+ */
+export function anyIdOf(...lookalikes: string[]): fc.Arbitrary<string> {
+  return fc.oneof(
+    plausibleId,
+    ...kit.numericIds,
+    fc.constantFrom(...lookalikes),
+    ...kit.encodedIds,
+    ...kit.longIds,
+    kit.undecodableIds,
+  )
+}
+
 export interface ItemArbitraries {
   /** Every path of the surface: the list, items with any id, paths that name nothing. */
   anyPath: fc.Arbitrary<string>
@@ -273,8 +288,26 @@ export function sharedProperties<M>(
   a: ItemArbitraries,
 ): void {
   const list = surface.collection
-  /** The method that sends a body to `url`: POST on the list, PUT on an item. */
-  const writeTo = (url: string) => (url === list ? 'POST' : 'PUT')
+  /**
+   * Property: bodies from `bodies` with Content-Types from `types` to URLs from `urls`, each
+   * POSTed to the list or PUT on an item, on the app seeded with 3 items.
+   */
+  const bodiesTo =
+    (
+      urls: fc.Arbitrary<string>,
+      types: fc.Arbitrary<string | undefined>,
+      bodies: fc.Arbitrary<string | Buffer | undefined>,
+    ) =>
+    () =>
+      apps.run(surface, { seeded: 3 }, async (h) => {
+        await fc.assert(
+          fc.asyncProperty(urls, types, bodies, async (url, type, payload) => {
+            const m = url === list ? 'POST' : 'PUT'
+            await h.send({ method: m, url, contentType: type, payload })
+          }),
+          PARAMETERS,
+        )
+      })
 
   test('any method, path, content type and body', () =>
     apps.run(surface, { seeded: 3 }, async (h) => {
@@ -292,38 +325,26 @@ export function sharedProperties<M>(
       )
     }))
 
-  test(`JSON bodies of any shape on POST ${list} and PUT ${list}/<id>`, () =>
-    apps.run(surface, { seeded: 3 }, async (h) => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            fc.constant(list),
-            plausibleId.map((id) => `${list}/${id}`),
-          ),
-          kit.jsonContentType,
-          a.jsonBody,
-          async (url, type, payload) => {
-            await h.send({ method: writeTo(url), url, contentType: type, payload })
-          },
-        ),
-        PARAMETERS,
-      )
-    }))
+  test(
+    `JSON bodies of any shape on POST ${list} and PUT ${list}/<id>`,
+    bodiesTo(
+      fc.oneof(
+        fc.constant(list),
+        plausibleId.map((id) => `${list}/${id}`),
+      ),
+      kit.jsonContentType,
+      a.jsonBody,
+    ),
+  )
 
-  test('any content type with any body on the routes that read bodies', () =>
-    apps.run(surface, { seeded: 3 }, async (h) => {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom(list, `${list}/1`, `${list}/2`, `${list}/9`),
-          a.contentType,
-          a.anyBody,
-          async (url, type, payload) => {
-            await h.send({ method: writeTo(url), url, contentType: type, payload })
-          },
-        ),
-        PARAMETERS,
-      )
-    }))
+  test(
+    'any content type with any body on the routes that read bodies',
+    bodiesTo(
+      fc.constantFrom(list, `${list}/1`, `${list}/2`, `${list}/9`),
+      a.contentType,
+      a.anyBody,
+    ),
+  )
 
   test('any id, with every method', () =>
     apps.run(surface, { seeded: 5 }, async (h) => {
