@@ -20,6 +20,7 @@ import { demoSeed } from '../../../src/seed.js'
 import { conditionalHeadersProperty } from '../../conditional-kit.js'
 import { call, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
+import { oracleSender } from '../../support/bad-input.js'
 import { ADMIN, BUDI, SITI } from './helpers.js'
 
 /** About 150 runs a property keeps the file well under 20 s; failures show the assertion. */
@@ -866,22 +867,20 @@ function harness(app: FastifyInstance, variant: Variant, clock: { now: number })
     lastUserId: 0,
     lastOrderId: 0,
   }
-
-  async function send(sent: Sent) {
-    clock.now += (sent.advance ?? 0) * 1000
-    const { answer, url } = await inject(app, sent)
-    const what = describeRequest(variant, sent, url, answer)
-    const target = targetOf(url)
-    assertShape(sent, target, answer, what)
-    const outcomes = expected(sent, target, model)
-    const matched = kit.matchOutcome(outcomes, answer, what, (outcome) => {
-      assertOutcome(outcome, sent, answer, model, what)
-    })
-    remember(matched, answer, model)
-    assertNotPolluted()
-    return answer
-  }
-
+  const send = oracleSender<Sent, Target, Outcome>({
+    inject(sent) {
+      clock.now += (sent.advance ?? 0) * 1000
+      return inject(app, sent)
+    },
+    describe: (sent, url, answer) => describeRequest(variant, sent, url, answer),
+    targetOf,
+    assertShape,
+    expected: (sent, target) => expected(sent, target, model),
+    assertOutcome: (outcome, sent, answer, what) =>
+      assertOutcome(outcome, sent, answer, model, what),
+    remember: (outcome, answer) => remember(outcome, answer, model),
+    assertNotPolluted,
+  })
   return { model, send }
 }
 
