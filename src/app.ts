@@ -6,13 +6,13 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import type { Config } from './config.js'
-import { answerClientErrors, type ClientErrorStatus } from './http/client-error.js'
+import { answerClientErrors, type ClientErrorStatus } from './server/client-error.js'
 import { useCors } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
-import { type Http1Limits, httpsFastify, idleCloser } from './http/https.js'
-import { literalUndecodableSegments } from './http/literal-segments.js'
-import { RequestLog } from './http/request-log.js'
-import { lazyRequestLogger } from './http/request-logger.js'
+import { type Http1Limits, httpsFastify, idleCloser } from './server/https.js'
+import { literalUndecodableSegments } from './server/literal-segments.js'
+import { RequestLog } from './server/request-log.js'
+import { lazyRequestLogger } from './server/request-logger.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
 import { compactErrors } from './surfaces/compact/errors.js'
@@ -26,7 +26,7 @@ import { supportingRoutes, supportingSurface } from './surfaces/supporting/index
 import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
-import type { TlsFiles } from './tls.js'
+import type { TlsFiles } from './server/tls.js'
 
 export const BODY_LIMIT = 1024 * 1024
 

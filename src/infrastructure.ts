@@ -3,7 +3,7 @@ import {
   MemoryVersionCounts,
   RedisVersionCounts,
   type VersionCounts,
-} from './http/version-counts.js'
+} from './metrics/version-counts.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
 import { RedisTokenBucketLimiter } from './rate-limit/redis-token-bucket.js'
 import { TokenBucketLimiter } from './rate-limit/token-bucket.js'

@@ -1,4 +1,4 @@
-import { e3, e3Answer, frameworkText, storeFailures } from '../../http/e3.js'
+import { e3, e3Answer, frameworkText, storeFailures } from './e3.js'
 import { ApiError, type ErrorShape, type FrameworkFailure } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'

@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js'
-import { E2Body, E2FieldsBody } from '../../http/e2.js'
+import { E2Body, E2FieldsBody } from '../supporting/e2.js'
 import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
 import { CompactTugas } from '../compact/schemas.js'

@@ -2,8 +2,8 @@
 // with the exact texts of Part 2; E2 with `fields` on the priority variant's `POST /todos`; a
 // plain-text 405.
 import type { FastifyReply } from 'fastify'
-import { E2FieldsBody, e2Shape } from '../../http/e2.js'
-import { e3, e3Answer, frameworkText, storeFailures } from '../../http/e3.js'
+import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
+import { e3, e3Answer, frameworkText, storeFailures } from '../compact/e3.js'
 import { ApiError, type ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'

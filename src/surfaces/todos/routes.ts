@@ -1,8 +1,8 @@
 import { type TSchema, Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
 import { withETag } from '../../http/conditional.js'
-import { sentBody } from '../../http/e2.js'
-import { itemRoutes } from '../../http/e3.js'
+import { sentBody } from '../supporting/e2.js'
+import { itemRoutes } from '../compact/e3.js'
 import { idempotent } from '../../http/idempotency.js'
 import { requireJsonContentType } from '../../http/json-body.js'
 import {

@@ -1,5 +1,5 @@
 // Every error surface A returns, and how its routes document them: E1 bodies.
-import { storeFailures } from '../../http/e3.js'
+import { storeFailures } from '../compact/e3.js'
 import type { ErrorShape } from '../../http/errors.js'
 import { ApiError } from '../../http/errors.js'
 import { idempotencyFailures, KEY_RULE } from '../../http/idempotency.js'

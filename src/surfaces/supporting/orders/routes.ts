@@ -4,7 +4,7 @@ import {
   taggedItem,
   withETag,
 } from '../../../http/conditional.js'
-import { sentBody } from '../../../http/e2.js'
+import { sentBody } from '../e2.js'
 import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import { atId } from '../../../http/path-id.js'

@@ -1,6 +1,6 @@
 import type { UsersVariant } from '../../../config.js'
 import { taggedItem, withETag } from '../../../http/conditional.js'
-import { sentBody } from '../../../http/e2.js'
+import { sentBody } from '../e2.js'
 import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-body.js'
 import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'

@@ -3,7 +3,7 @@
 // routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import type { Precondition, PreconditionFailed } from '../store/precondition.js'
+import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
 import {
   conditionalRead,
   conditionalWrite,
@@ -11,16 +11,16 @@ import {
   preconditionHeld,
   type TaggedItem,
   taggedItem,
-} from './conditional.js'
-import type { ApiError, ErrorShape, FrameworkFailure } from './errors.js'
-import { atId, checkIdFirst, idOf, type PathId } from './path-id.js'
+} from '../../http/conditional.js'
+import type { ApiError, ErrorShape, FrameworkFailure } from '../../http/errors.js'
+import { atId, checkIdFirst, idOf, type PathId } from '../../http/path-id.js'
 import {
   exactTexts,
   type ParameterSpec,
   type ResponseSpec,
   type RouteSpec,
   type Text,
-} from './route-spec.js'
+} from '../../http/route-spec.js'
 
 /** An E3 answer whose message is one of `texts`. */
 export function e3(description: string, texts: Text[]): ResponseSpec {
