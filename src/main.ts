@@ -3,9 +3,9 @@ import type { FastifyServerOptions } from 'fastify'
 import { buildApp } from './app.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
 import { createInfrastructure, StartUpError } from './infrastructure.js'
-import { runPrimary } from './server/primary.js'
 import { releaseStartUpGarbage } from './release-memory.js'
 import { demoSeed, readSeedFile, SeedError } from './seed.js'
+import { runPrimary } from './server/primary.js'
 import { loadTls } from './server/tls.js'
 
 function refuse(message: string): never {

@@ -1,6 +1,6 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
-import type { Metrics } from '../metrics/index.js'
 import { apiVersionOf } from '../http/api-version.js'
+import type { Metrics } from '../metrics/index.js'
 import type { VersionCounts } from '../metrics/version-counts.js'
 
 /**

@@ -3,7 +3,6 @@
 // routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
 import {
   conditionalRead,
   conditionalWrite,
@@ -21,6 +20,7 @@ import {
   type RouteSpec,
   type Text,
 } from '../../http/route-spec.js'
+import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
 
 /** An E3 answer whose message is one of `texts`. */
 export function e3(description: string, texts: Text[]): ResponseSpec {

@@ -1,9 +1,9 @@
-import { e3, e3Answer, frameworkText, storeFailures } from './e3.js'
 import { ApiError, type ErrorShape, type FrameworkFailure } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec, type Text } from '../../http/route-spec.js'
+import { e3, e3Answer, frameworkText, storeFailures } from './e3.js'
 import { JUDUL_MAX } from './schemas.js'
 
 // Surface B answers in three forms: E3 JSON `{ error }` for its own rules, plain text (E4) for

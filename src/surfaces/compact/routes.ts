@@ -1,9 +1,9 @@
 import type { FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
 import { withETag } from '../../http/conditional.js'
-import { itemRoutes } from './e3.js'
 import { idempotent } from '../../http/idempotency.js'
 import { created, locationHeader, type RouteSpec } from '../../http/route-spec.js'
+import { itemRoutes } from './e3.js'
 import {
   bodyReaderFailures,
   compactErrors,

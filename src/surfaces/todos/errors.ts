@@ -2,14 +2,14 @@
 // with the exact texts of Part 2; E2 with `fields` on the priority variant's `POST /todos`; a
 // plain-text 405.
 import type { FastifyReply } from 'fastify'
-import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
-import { e3, e3Answer, frameworkText, storeFailures } from '../compact/e3.js'
 import { ApiError, type ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec } from '../../http/route-spec.js'
+import { e3, e3Answer, frameworkText, storeFailures } from '../compact/e3.js'
 import { idempotencyE3, LAYANAN_TIDAK_TERSEDIA, VERSI_TIDAK_COCOK } from '../compact/errors.js'
+import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
 import { PRIORITY_BODY_LIMIT } from './schemas.js'
 
 const E3 = 'E3'

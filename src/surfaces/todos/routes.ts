@@ -1,16 +1,16 @@
 import { type TSchema, Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
 import { withETag } from '../../http/conditional.js'
-import { sentBody } from '../supporting/e2.js'
-import { itemRoutes } from '../compact/e3.js'
 import { idempotent } from '../../http/idempotency.js'
-import { requireJsonContentType } from '../../http/json-body.js'
+import { requireJsonContentType } from '../../http/json-content-type.js'
 import {
   created,
   locationHeader,
   type ResponseSpec,
   type RouteSpec,
 } from '../../http/route-spec.js'
+import { itemRoutes } from '../compact/e3.js'
+import { sentBody } from '../supporting/e2.js'
 import {
   failures,
   notServed,

@@ -1,9 +1,10 @@
 // Every error surface A returns, and how its routes document them: E1 bodies.
-import { storeFailures } from '../compact/e3.js'
+
 import type { ErrorShape } from '../../http/errors.js'
 import { ApiError } from '../../http/errors.js'
 import { idempotencyFailures, KEY_RULE } from '../../http/idempotency.js'
 import type { ResponseSpec } from '../../http/route-spec.js'
+import { storeFailures } from '../compact/e3.js'
 import { ErrorBody } from './schemas.js'
 
 /** Surface A's error shape E1: `{ error: { kode, pesan, detail? } }`, `detail` only on 422. */
