@@ -1,6 +1,6 @@
-// What the surfaces that speak E3, `{ "error": <message> }`, have in common (B and C): their
-// published answers, each message exact and taken from the function that raises it, and the
-// routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
+// What the surfaces that speak E3, `{ "error": <message> }`, have in common (B and C): the
+// messages both send, their published answers, each message exact and taken from the function
+// that raises it, and the routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import {
@@ -22,6 +22,29 @@ import {
 } from '../../http/route-spec.js'
 import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
 
+/** The code of an error sent as E3 (a surface's `send` tells it from its other forms). */
+export const E3_CODE = 'E3'
+
+/** The E3 message of a 503 (decisions.md 7), shared by surfaces B and C. */
+export const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
+
+/** The E3 message of a 412, `If-Match` not matching (decisions.md 8), shared by B and C. */
+export const VERSI_TIDAK_COCOK = 'versi tidak cocok'
+
+/** The E3 status and message of each `Idempotency-Key` refusal (decisions.md 8), B's and C's. */
+export function idempotencyE3(
+  kind: 'idempotency-key-invalid' | 'idempotency-key-in-use' | 'idempotency-key-reused',
+): [number, string, string] {
+  switch (kind) {
+    case 'idempotency-key-invalid':
+      return [400, E3_CODE, 'Idempotency-Key tidak valid']
+    case 'idempotency-key-reused':
+      return [422, E3_CODE, 'Idempotency-Key dipakai untuk permintaan lain']
+    case 'idempotency-key-in-use':
+      return [409, E3_CODE, 'permintaan dengan Idempotency-Key ini sedang diproses']
+  }
+}
+
 /** An E3 answer whose message is one of `texts`. */
 export function e3(description: string, texts: Text[]): ResponseSpec {
   return { description, schema: Type.Object({ error: exactTexts(texts) }) }
@@ -35,33 +58,6 @@ export function e3Answer(description: string, error: ApiError): ResponseSpec {
 /** What `shape` answers for a failure it did not raise itself, as text. */
 export function frameworkText(shape: ErrorShape, failure: FrameworkFailure): string {
   return shape.fromFramework(failure).message
-}
-
-/**
- * The failures of a route that uses a store, in `shape`: 500 for an unexpected one, 503 with
- * `Retry-After` while a backing service cannot be reached (decisions.md 7). `answer` publishes the
- * error `shape` gives, under a description (E3 by default).
- */
-export function storeFailures(
-  shape: ErrorShape,
-  answer: (description: string, error: ApiError) => ResponseSpec = e3Answer,
-): Record<500 | 503, ResponseSpec> {
-  return {
-    500: answer(
-      'Unexpected failure; the cause is in the log only',
-      shape.fromFramework({ kind: 'internal' }),
-    ),
-    503: {
-      ...answer(
-        'A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with ' +
-          '`REDIS_URL`) cannot be reached; nothing was done, try again',
-        shape.fromFramework({ kind: 'unavailable' }),
-      ),
-      headers: {
-        'Retry-After': { description: 'Seconds: `1`.', schema: Type.String(), required: true },
-      },
-    },
-  }
 }
 
 /** One item of an E3 surface, at `path` (ending in `/{id}`), as its routes read and answer it. */

@@ -3,13 +3,22 @@ import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec, type Text } from '../../http/route-spec.js'
-import { e3, e3Answer, frameworkText, storeFailures } from './e3.js'
+import { storeFailures } from '../../http/store-failures.js'
+import {
+  E3_CODE,
+  e3,
+  e3Answer,
+  frameworkText,
+  idempotencyE3,
+  LAYANAN_TIDAK_TERSEDIA,
+  VERSI_TIDAK_COCOK,
+} from './e3.js'
 import { JUDUL_MAX } from './schemas.js'
 
 // Surface B answers in three forms: E3 JSON `{ error }` for its own rules, plain text (E4) for
 // the body reader's rejections, and an empty body for unknown paths and methods. The form
 // travels in the error's code.
-const JSON_MESSAGE = 'E3'
+const JSON_MESSAGE = E3_CODE
 const PLAIN_TEXT = 'E4'
 const EMPTY = 'EMPTY'
 
@@ -41,26 +50,6 @@ export const compactErrors: ErrorShape = {
     }
     return reply.code(error.statusCode).send({ error: error.message })
   },
-}
-
-/** The E3 message of a 503 (decisions.md 7), shared by surfaces B and C. */
-export const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
-
-/** The E3 message of a 412, `If-Match` not matching (decisions.md 8), shared by B and C. */
-export const VERSI_TIDAK_COCOK = 'versi tidak cocok'
-
-/** The E3 status and message of each `Idempotency-Key` refusal (decisions.md 8), B's and C's. */
-export function idempotencyE3(
-  kind: 'idempotency-key-invalid' | 'idempotency-key-in-use' | 'idempotency-key-reused',
-): [number, string, string] {
-  switch (kind) {
-    case 'idempotency-key-invalid':
-      return [400, JSON_MESSAGE, 'Idempotency-Key tidak valid']
-    case 'idempotency-key-reused':
-      return [422, JSON_MESSAGE, 'Idempotency-Key dipakai untuk permintaan lain']
-    case 'idempotency-key-in-use':
-      return [409, JSON_MESSAGE, 'permintaan dengan Idempotency-Key ini sedang diproses']
-  }
 }
 
 /** A rejection by the body reader: plain text, before any handler logic. */
@@ -124,7 +113,7 @@ export const failures = {
     `JSON: the id is not an unsigned integer (the message echoes it), or ${judulRule}.`,
     [idInvalid, ...JUDUL],
   ),
-  store: storeFailures(compactErrors),
+  store: storeFailures(compactErrors, e3Answer),
   idempotency: idempotencyFailures(compactErrors, e3Answer),
 }
 

@@ -1,7 +1,7 @@
 import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
-import { changed, first } from '../../store/postgres/rows.js'
+import { anyRowChanged, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { CompactTugas } from './schemas.js'
@@ -58,7 +58,7 @@ export class PgCompactStore implements CompactStore {
 
   async delete(id: number, precondition?: Precondition<CompactTugas>) {
     return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
-      changed(await db.query('DELETE FROM compact_tugas WHERE id = $1', [id])),
+      anyRowChanged(await db.query('DELETE FROM compact_tugas WHERE id = $1', [id])),
     )
   }
 }

@@ -6,8 +6,8 @@ import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import { idOf, type PathId, type SegmentId } from '../../http/path-id.js'
 import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../http/route-spec.js'
-import type { Identity } from '../../seed.js'
-import { storeFailures } from '../compact/e3.js'
+import { storeFailures } from '../../http/store-failures.js'
+import type { Identity } from './access/identity.js'
 import { E2Body, e2Shape } from './e2.js'
 
 const detailsShape = e2Shape('details')

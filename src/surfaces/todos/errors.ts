@@ -7,13 +7,20 @@ import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec } from '../../http/route-spec.js'
-import { e3, e3Answer, frameworkText, storeFailures } from '../compact/e3.js'
-import { idempotencyE3, LAYANAN_TIDAK_TERSEDIA, VERSI_TIDAK_COCOK } from '../compact/errors.js'
+import { storeFailures } from '../../http/store-failures.js'
+import {
+  E3_CODE,
+  e3,
+  e3Answer,
+  frameworkText,
+  idempotencyE3,
+  LAYANAN_TIDAK_TERSEDIA,
+  VERSI_TIDAK_COCOK,
+} from '../compact/e3.js'
 import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
 import { PRIORITY_BODY_LIMIT } from './schemas.js'
 
-const E3 = 'E3'
-const rejected = (statusCode: number, message: string) => new ApiError(statusCode, E3, message)
+const rejected = (statusCode: number, message: string) => new ApiError(statusCode, E3_CODE, message)
 
 /** Surface C's shape E3: `{ error: <message> }`, with the exact texts of Part 2. */
 export const todosErrors: ErrorShape = {
@@ -81,7 +88,7 @@ export const failures = {
     e3(`The body is over ${bodyLimit} bytes.`, [
       frameworkText(todosErrors, { kind: 'body-too-large', limit: bodyLimit }),
     ]),
-  store: storeFailures(todosErrors),
+  store: storeFailures(todosErrors, e3Answer),
   idempotency: idempotencyFailures(todosErrors, e3Answer),
 }
 

@@ -1,7 +1,7 @@
 import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
-import { changed, first } from '../../store/postgres/rows.js'
+import { anyRowChanged, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { TodoFields } from './rules.js'
@@ -78,7 +78,7 @@ export class PgTodoStore implements TodoStore {
 
   async delete(id: number, precondition?: Precondition<Todo>) {
     return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
-      changed(await db.query('DELETE FROM todos WHERE id = $1', [id])),
+      anyRowChanged(await db.query('DELETE FROM todos WHERE id = $1', [id])),
     )
   }
 }

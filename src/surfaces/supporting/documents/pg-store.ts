@@ -1,7 +1,7 @@
 import { readById } from '../../../store/postgres/by-id.js'
 import type { Queryable } from '../../../store/postgres/database.js'
 import { writeIfLocked } from '../../../store/postgres/precondition.js'
-import { changed, first } from '../../../store/postgres/rows.js'
+import { anyRowChanged, first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Precondition } from '../../../store/precondition.js'
 import type { Dokumen } from './schemas.js'
@@ -48,7 +48,7 @@ export class PgDocumentStore implements DocumentStore {
       this.db,
       precondition,
       (db) => readDocument(db, id, true),
-      async (db) => changed(await db.query('DELETE FROM dokumen WHERE id = $1', [id])),
+      async (db) => anyRowChanged(await db.query('DELETE FROM dokumen WHERE id = $1', [id])),
     )
   }
 }
