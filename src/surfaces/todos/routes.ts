@@ -18,7 +18,6 @@ import {
   priorityFailures,
   todoId,
   tugasTidakDitemukan,
-  versiTidakCocok,
 } from './errors.js'
 import { checkPriorityTodo, readTodo } from './rules.js'
 import {
@@ -73,11 +72,9 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     idDescription:
       'Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer ' +
       'no todo can have (`0`, `-1`, past 9007199254740991) is 404.',
-    responses: { 400: failures.invalidId, 404: failures.notFound, ...failures.store },
+    failures,
     notFound: tugasTidakDitemukan,
-    preconditionFailed: versiTidakCocok,
-    find: (id) => store.get(id),
-    remove: (id, precondition) => store.delete(id, precondition),
+    store,
   })
   const tooLarge = failures.tooLarge(bodyLimit)
   const createdAnswer = (schema: TSchema): ResponseSpec => ({
