@@ -22,6 +22,7 @@ import {
   type Text,
 } from '../../http/route-spec.js'
 import { storeFailures } from '../../http/store-failures.js'
+import type { ItemStore } from '../../store/item-store.js'
 import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
 
 /** The code of an error sent as E3 (a surface's `send` tells it from its other forms). */
@@ -114,10 +115,7 @@ export interface E3Item<T> {
   }
   /** The 404 for the id as sent. */
   notFound(raw: string): ApiError
-  store: {
-    get(id: number): Promise<T | undefined>
-    delete(id: number, precondition?: Precondition<T>): Promise<boolean | PreconditionFailed>
-  }
+  store: Pick<ItemStore<T, unknown, unknown>, 'get' | 'delete'>
 }
 
 /** A write of one item guarded by a precondition, as the stores take it. */
