@@ -1,14 +1,9 @@
 // The data a process starts with: the built-in demo data, or a SEED_FILE in the format of
 // decisions.md section 4. A bad file is refused whole, with the file and the place inside it.
 import { readFile } from 'node:fs/promises'
-import { field, isPlainObject } from './http/text.js'
+import type { Identity } from './surfaces/supporting/access/identity.js'
 import { checkKomentar, checkTugas, type TugasInput } from './surfaces/tugas/rules.js'
-
-export type Peran = 'user' | 'admin'
-export interface Identity {
-  nama: string
-  peran: Peran
-}
+import { field, isPlainObject } from './text.js'
 
 export interface Seed {
   /** Secret to identity; a secret works as a Bearer token and as an X-API-Key. */

@@ -42,6 +42,15 @@ export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
 export const LEASE_MS = 60 * 1000
 
 /**
+ * The times a `begin` at `at` (milliseconds since the epoch) goes by, the same in every store: a
+ * key first sent at or before `forgotten` is forgotten; the key it takes is held until
+ * `leaseUntil`.
+ */
+export function keyTimes(at: number): { forgotten: number; leaseUntil: number } {
+  return { forgotten: at - KEY_LIFETIME_MS, leaseUntil: at + LEASE_MS }
+}
+
+/**
  * The keys of idempotent requests, kept `KEY_LIFETIME_MS` from the first request (an injected
  * clock, `now`), in the same store as the data: in process memory, or in PostgreSQL, where they
  * hold across processes and restarts.

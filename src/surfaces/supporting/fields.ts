@@ -1,4 +1,4 @@
-import { field, isPlainObject } from '../../http/text.js'
+import { field, isPlainObject } from '../../text.js'
 
 /**
  * Reads a JSON body's fields for the E2 create rules: a body that is not an object has none of

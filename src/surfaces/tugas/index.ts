@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TugasVersioning } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
-import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies } from '../../http/json-body.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import { e1 } from './errors.js'
@@ -79,11 +78,11 @@ export function tugasRouteTable({
  */
 export async function tugasSurface(
   instance: FastifyInstance,
-  { table, idempotency }: { table: TugasRouteTable; idempotency: Idempotency },
+  { table }: { table: TugasRouteTable },
 ) {
   acceptJsonBodies(instance)
   useErrorShape(instance, e1, { notFound: false })
   for (const { base, routes } of table.served) {
-    registerRoutes(instance, routes, { base, idempotency })
+    registerRoutes(instance, routes, { base })
   }
 }

@@ -19,7 +19,6 @@ import {
 } from '../../http/route-spec.js'
 import {
   bodyErrors,
-  changed,
   commentNotFound,
   invalidBody,
   keyErrors,
@@ -29,6 +28,7 @@ import {
   taskChanged,
   taskNotFound,
   taskOrCommentNotFound,
+  versionMismatch,
 } from './errors.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
 import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
@@ -149,7 +149,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           return taggedTask.send(reply, task)
         },
       },
-      changed,
+      versionMismatch,
     ),
     conditionalWrite(
       {
@@ -179,7 +179,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           return taggedTask.send(reply, task)
         },
       },
-      changed,
+      versionMismatch,
     ),
     conditionalWrite(
       {
@@ -202,7 +202,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           return reply.code(204).send()
         },
       },
-      changed,
+      versionMismatch,
     ),
     {
       method: 'GET',

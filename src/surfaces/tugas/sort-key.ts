@@ -4,6 +4,6 @@
  * sort by them as the memory store sorts. Collations cannot: even `COLLATE "C"` compares code
  * points, which puts U+10000 and above after U+E000 to U+FFFF, where code units put them before.
  */
-export function titleKey(title: string): Buffer {
+export function titleSortKey(title: string): Buffer {
   return Buffer.from(title, 'utf16le').swap16()
 }

@@ -1,8 +1,8 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import type { Identity } from '../../../seed.js'
 import { failures, forbidden, missingApiKey, unauthenticated } from '../errors.js'
+import type { Identity } from './identity.js'
 import { isAllowed } from './policy.js'
 import type { Credential, CredentialStore } from './store.js'
 
@@ -31,21 +31,28 @@ function apiKey(request: FastifyRequest): Presented {
   return key === undefined || key === '' ? undefined : { form: 'api-key', secret: key }
 }
 
-const identities = new WeakMap<FastifyRequest, Identity>()
-const credentials = new WeakMap<FastifyRequest, Credential>()
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The credential the request was admitted with, once a route's access hook has run. */
+    credential: Credential | null
+  }
+}
+
+/** Gives every request of `instance` its `credential` slot, which the access hook fills. */
+export function admitsCredentials(instance: FastifyInstance): void {
+  instance.decorateRequest('credential', null)
+}
 
 /** Who called: set by the access hook of a credentialed route, before its handler runs. */
 export function identityOf(request: FastifyRequest): Identity {
-  const identity = identities.get(request)
-  if (identity === undefined) throw new Error('identityOf: the route has no access hook')
-  return identity
+  if (!request.credential) throw new Error('identityOf: the route has no access hook')
+  return request.credential.identity
 }
 
 /** The credential a request was admitted with (for the rate limiter's bucket). */
 export function credentialOf(request: FastifyRequest): Credential {
-  const credential = credentials.get(request)
-  if (credential === undefined) throw new Error('credentialOf: the route has no access hook')
-  return credential
+  if (!request.credential) throw new Error('credentialOf: the route has no access hook')
+  return request.credential
 }
 
 /**
@@ -68,8 +75,7 @@ export function accessHook(
     if (!isAllowed(credential.identity.peran, endpoint)) {
       throw forbidden(credential.identity, endpoint)
     }
-    identities.set(request, credential.identity)
-    credentials.set(request, credential)
+    request.credential = credential
   }
 }
 
