@@ -73,7 +73,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   const requestLog = new RequestLog(infrastructure.versionCounts, metrics)
-  // The parser cannot know the surface: the generic answer is surface A's shape (decisions 2).
+  // The parser cannot know the surface: the generic answer is surface A's shape
+  // (docs/decisions.md#requests-refused-before-routing).
   const clientErrorBody = (statusCode: ClientErrorStatus) =>
     JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode })))
   const serverOptions: FastifyHttpOptions<Server> = {

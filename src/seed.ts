@@ -1,5 +1,6 @@
 // The data a process starts with: the built-in demo data, or a SEED_FILE in the format of
-// decisions.md section 4. A bad file is refused whole, with the file and the place inside it.
+// docs/operating.md#seed-file (docs/decisions.md#seed-file). A bad file is refused whole, with the
+// file and the place inside it.
 import { readFile } from 'node:fs/promises'
 import type { Identity } from './surfaces/supporting/access/identity.js'
 import { checkKomentar, checkTugas, type TugasInput } from './surfaces/tugas/rules.js'
@@ -18,7 +19,7 @@ export class SeedError extends Error {
   override name = 'SeedError'
 }
 
-/** The demo data served when no SEED_FILE is set; the README lists it. */
+/** The demo data served when no SEED_FILE is set; docs/operating.md#demo-data lists it. */
 export const demoSeed: Seed = {
   credentials: {
     'demo-admin-token': { nama: 'admin', peran: 'admin' },

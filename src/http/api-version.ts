@@ -13,9 +13,9 @@ export function trackApiVersions(app: FastifyInstance): void {
 }
 
 /**
- * Records which API version answered a request (`tugas v2`, `produk v1`...). The request log
- * line carries it with a running count per version, so per-version traffic can be watched
- * before a version is retired (Part 2, Deprecation).
+ * Records which API version answered a request (`tugas v2`, `produk v1`...). The request log line
+ * carries it with a running count per version, so per-version traffic can be watched before a
+ * version is retired (docs/versioning.md#deprecation-lifecycle).
  */
 export function markApiVersion(request: FastifyRequest, version: string): void {
   request.apiVersion = version

@@ -1,6 +1,7 @@
-// Idempotent creates (IETF draft-ietf-httpapi-idempotency-key-header; decisions.md 8): what a
-// route that opts in (its config's `idempotent`) does with an `Idempotency-Key`, and what the
-// document says of it. The keys live in the IdempotencyStore beside the data.
+// Idempotent creates (IETF draft-ietf-httpapi-idempotency-key-header;
+// docs/decisions.md#safe-retries): what a route that opts in (its config's `idempotent`) does with
+// an `Idempotency-Key`, and what the document says of it. The keys live in the IdempotencyStore
+// beside the data.
 //
 // Order of checks on such a route: the route's own `onRequest` and `preParsing` checks (surface
 // B's and the priority todo's 415) and the body reader (415, 413, 400 malformed JSON) come first

@@ -83,9 +83,9 @@ export interface RouteSpec {
   otherMethods?: OtherMethods
   /**
    * What the route opts into (Fastify's route `config`), read by the features that serve it.
-   * `idempotent`: the route takes an `Idempotency-Key` (decisions.md 8): set by `idempotent()`
-   * (http/idempotency.ts), which also documents it; its `onRoute` hook adds the hooks.
-   * `keepReceivedBody`: the body reader keeps the body's text (http/json-body.ts).
+   * `idempotent`: the route takes an `Idempotency-Key` (docs/decisions.md#safe-retries): set by
+   * `idempotent()` (http/idempotency.ts), which also documents it; its `onRoute` hook adds the
+   * hooks. `keepReceivedBody`: the body reader keeps the body's text (http/json-body.ts).
    */
   config?: FastifyContextConfig
   handler: RouteHandlerMethod

@@ -4,8 +4,9 @@ import type { ResponseSpec } from './route-spec.js'
 
 /**
  * The failures of a route that uses a store, in `shape`: 500 for an unexpected one, 503 with
- * `Retry-After` while a backing service cannot be reached (decisions.md 7). `answer` publishes the
- * error `shape` gives, under a description.
+ * `Retry-After` while a backing service cannot be reached
+ * (docs/decisions.md#unavailable-backing-services). `answer` publishes the error `shape` gives,
+ * under a description.
  */
 export function storeFailures(
   shape: ErrorShape,

@@ -1,6 +1,7 @@
-// What an `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header; decisions.md 8)
-// needs from a store: one atomic step that either hands the key to the request that sent it
-// first, or says what became of that first request; then the first answer kept for the replays.
+// What an `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header;
+// docs/decisions.md#safe-retries) needs from a store: one atomic step that either hands the key to
+// the request that sent it first, or says what became of that first request; then the first answer
+// kept for the replays.
 
 /** Which key: the client's `Idempotency-Key`, within its request target. */
 export interface KeyRef {
@@ -30,7 +31,9 @@ export type Begun =
   /** The first request with this key and body has not been answered yet. */
   | { outcome: 'in-flight' }
 
-/** How long a key is remembered, from its first request: 24 hours (decisions.md 8). */
+/**
+ * How long a key is remembered, from its first request: 24 hours (docs/decisions.md#safe-retries).
+ */
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
 
 /**

@@ -33,16 +33,19 @@ export function e3Error(statusCode: number, message: string): ApiError {
   return new ApiError(statusCode, E3_CODE, message)
 }
 
-/** The E3 message of a 503 (decisions.md 7), shared by surfaces B and C. */
+/** The E3 message of a 503 (docs/decisions.md#unavailable-backing-services), shared by B and C. */
 const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
 
-/** The E3 message of a 412, `If-Match` not matching (decisions.md 8), shared by B and C. */
+/** The E3 message of a 412, `If-Match` not matching (docs/compact.md#errors), shared by B and C. */
 const VERSI_TIDAK_COCOK = 'versi tidak cocok'
 
 /** The 412 of a write whose `If-Match` the item does not match, on surfaces B and C. */
 export const versiTidakCocok = () => e3Error(412, VERSI_TIDAK_COCOK)
 
-/** The E3 status and message of each `Idempotency-Key` refusal (decisions.md 8), B's and C's. */
+/**
+ * The E3 status and message of each `Idempotency-Key` refusal, B's and C's
+ * (docs/compact.md#errors).
+ */
 function idempotencyE3(
   kind: 'idempotency-key-invalid' | 'idempotency-key-in-use' | 'idempotency-key-reused',
 ): [number, string] {
@@ -130,7 +133,7 @@ export interface ItemRoutes<T> {
   read: RouteSpec
   /** `DELETE`: the id (400), existence (404), then `If-Match` (412); any body is ignored. */
   remove: RouteSpec
-  /** The id parameter, checked first, before the body is read (Part 1, B rule 1). */
+  /** The id parameter, checked first, before the body is read (docs/compact.md#rules). */
   idFirst: Pick<RouteSpec, 'parameters' | 'onRequest'>
   /** The item in the answers that carry it (a create's), with its ETag. */
   tagged: TaggedItem<T>

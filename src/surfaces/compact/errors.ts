@@ -97,9 +97,9 @@ export const failures = {
 }
 
 /**
- * The body reader's plain-text answers (Part 2, E4), before any handler logic: 415 without a
- * JSON Content-Type, 413 over the body limit, 400 for JSON that does not parse, 422 for a body
- * that does not decode into `fields`; with the route's own JSON 400 (`rules`).
+ * The body reader's plain-text answers (E4, docs/http.md#error-shapes), before any handler logic:
+ * 415 without a JSON Content-Type, 413 over the body limit, 400 for JSON that does not parse, 422
+ * for a body that does not decode into `fields`; with the route's own JSON 400 (`rules`).
  */
 export function bodyReaderFailures(
   fields: Record<string, FieldType>,
@@ -131,7 +131,7 @@ export function bodyReaderFailures(
   }
 }
 
-/** What an unknown path under `/api` answers (decisions.md 2). */
+/** What an unknown path under `/api` answers (docs/decisions.md#unknown-paths-and-methods). */
 export const UNKNOWN_PATH: ResponseSpec = {
   description: 'No such path under `/api` (surface B): 404, empty body, whatever the request.',
 }

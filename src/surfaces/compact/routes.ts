@@ -25,7 +25,10 @@ export const COMPACT_TAG = {
     '`/api` is 404 and a method a path does not serve 405, both with an empty body.',
 }
 
-/** Where surface B lives: every path at or below it is B's (decisions.md 2). */
+/**
+ * Where surface B lives: every path at or below it is B's
+ * (docs/decisions.md#unknown-paths-and-methods).
+ */
 export const COMPACT_PREFIX = '/api'
 
 export interface CompactRouteOptions {
@@ -42,9 +45,9 @@ const contentTypeRequired: preParsingAsyncHookHandler = async (request: FastifyR
 }
 
 /**
- * Surface B's routes, at their full paths under `/api`. Checks run in the order of Part 1: the
- * id (`onRequest`), then the body reader (content type, JSON, field types), then `judul`, then
- * existence.
+ * Surface B's routes, at their full paths under `/api`. Checks run in the order of
+ * docs/compact.md#rules: the id (`onRequest`), then the body reader (content type, JSON, field
+ * types), then `judul`, then existence.
  */
 export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteSpec[] {
   const { read, remove, idFirst, tagged, guarded, write } = itemRoutes<CompactTugas>({

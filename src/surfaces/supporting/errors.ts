@@ -12,7 +12,7 @@ import { E2Body, e2Shape } from './e2.js'
 
 const detailsShape = e2Shape('details')
 
-/** The challenge every 401 of surface D carries (Part 2, Authentication rule 3). */
+/** The challenge every 401 of surface D carries (docs/supporting.md#credentials-and-roles). */
 export const CHALLENGE = 'Bearer realm="api"'
 
 /**

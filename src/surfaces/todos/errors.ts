@@ -1,6 +1,6 @@
-// Every error surface C returns, and how its routes document them: E3 `{ error: <message> }`
-// with the exact texts of Part 2; E2 with `fields` on the priority variant's `POST /todos`; a
-// plain-text 405.
+// Every error surface C returns, and how its routes document them: E3 `{ error: <message> }` with
+// the exact texts of docs/todos.md#todos_variantbasic-default; E2 with `fields` on the priority
+// variant's `POST /todos`; a plain-text 405.
 import type { FastifyReply } from 'fastify'
 import type { ApiError, ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
@@ -12,7 +12,10 @@ import { e3, e3Error, e3Failures, frameworkText, sharedE3 } from '../compact/e3.
 import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
 import { PRIORITY_BODY_LIMIT } from './schemas.js'
 
-/** Surface C's shape E3: `{ error: <message> }`, with the exact texts of Part 2. */
+/**
+ * Surface C's shape E3: `{ error: <message> }`, with the exact texts of
+ * docs/todos.md#todos_variantbasic-default.
+ */
 export const todosErrors: ErrorShape = {
   fromFramework(failure) {
     switch (failure.kind) {

@@ -38,9 +38,9 @@ export interface TugasRouteTable {
 }
 
 /**
- * Surface A at `''` and `/v1` (decisions.md 3) with `GET /tugas` in the form `versioning`
- * asks for, plus `GET /v2/tugas` in every mode:
- * - `none`: Part 1's list at both bases;
+ * Surface A at `''` and `/v1` (docs/decisions.md#surface-a-under-v1) with `GET /tugas` in the form
+ * `versioning` asks for, plus `GET /v2/tugas` in every mode:
+ * - `none`: the task list of docs/tugas.md#the-list at both bases;
  * - `path`: `GET /tugas` is the 404 pointing to the versions, `GET /v1/tugas` the v1 form;
  * - `header`: `GET /tugas` (and its `/v1` alias, same handler) chooses by `Accept`.
  */

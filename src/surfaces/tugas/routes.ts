@@ -38,7 +38,7 @@ export interface TugasRouteOptions {
   store: TugasStore
   /** Path prefix the routes are served under (`''` or `/v1`); Location headers keep it. */
   base: string
-  /** `GET /tugas` at this base: Part 1's list, or a versioned form (list-routes.ts). */
+  /** `GET /tugas` at this base: docs/tugas.md#the-list, or a versioned form (list-routes.ts). */
   list: RouteSpec
 }
 

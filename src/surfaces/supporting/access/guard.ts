@@ -10,9 +10,9 @@ import type { Credential, CredentialStore } from './store.js'
 export type Presented = { form: 'bearer' | 'api-key'; secret: string } | undefined
 
 /**
- * Part 2, rules 1 to 3: the scheme word (up to the first space) is matched case-insensitively and
- * the token is the rest, trimmed. A Bearer `Authorization` decides alone, even when empty or
- * unknown; any other scheme is ignored and `X-API-Key` is consulted.
+ * docs/supporting.md#credentials-and-roles: the scheme word (up to the first space) is matched
+ * case-insensitively and the token is the rest, trimmed. A Bearer `Authorization` decides alone,
+ * even when empty or unknown; any other scheme is ignored and `X-API-Key` is consulted.
  */
 export function presentedCredential(request: FastifyRequest): Presented {
   const authorization = headerValue(request.headers.authorization)
@@ -56,9 +56,10 @@ export function credentialOf(request: FastifyRequest): Credential {
 }
 
 /**
- * The access checks of one credentialed endpoint, in Part 2's order: 401 (no, unknown or
- * other-scheme credential), then 403 (role policy). `apiKeyOnly` is `/laporan`: only
- * `X-API-Key` counts, and a missing one is 401 `MISSING_API_KEY`.
+ * The access checks of one credentialed endpoint, in the order of
+ * docs/supporting.md#credentials-and-roles: 401 (no, unknown or other-scheme credential), then 403
+ * (role policy). `apiKeyOnly` is `/laporan`: only `X-API-Key` counts, and a missing one is 401
+ * `MISSING_API_KEY`.
  */
 export function accessHook(
   store: CredentialStore,
