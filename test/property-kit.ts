@@ -98,9 +98,10 @@ export function urlAsSent(response: LightMyRequestResponse, sentUrl: string): st
 }
 
 /**
- * A path segment as the service reads it (README, Paths): percent-decoded, or, when it cannot be
- * decoded (`%zz`, `%`, the invalid UTF-8 `%c0%ae`), literally, the text that was sent. The
- * router reads each segment alone: a broken escape in one leaves the others decoded.
+ * A path segment as the service reads it (docs/decisions.md#undecodable-path-segments):
+ * percent-decoded, or, when it cannot be decoded (`%zz`, `%`, the invalid UTF-8 `%c0%ae`),
+ * literally, the text that was sent. The router reads each segment alone: a broken escape in one
+ * leaves the others decoded.
  */
 export function segmentAsRead(segment: string): string {
   try {
@@ -279,9 +280,9 @@ const digit = fc.constantFrom(...'0123456789')
 const manyDigits = fc.string({ unit: digit, minLength: 90, maxLength: 500 })
 
 /**
- * Ids of 90 to 500 characters (any length reaches its route, README Paths): digits (past every
- * integer range), digits with a sign, a small number zero-padded (its value names an item), and
- * any text, percent-encoded.
+ * Ids of 90 to 500 characters (any length reaches its route, docs/decisions.md#ids-in-paths):
+ * digits (past every integer range), digits with a sign, a small number zero-padded (its value
+ * names an item), and any text, percent-encoded.
  */
 export const longIds = [
   manyDigits,

@@ -56,8 +56,8 @@ type Target =
 function targetOf(url: string): Target {
   const path = url.split('?', 1)[0] ?? ''
   assert.ok(path.startsWith('/api/'), `not a surface B URL: ${url}`)
-  // Each segment is read alone; one that cannot be decoded is its own text (README, Paths), so
-  // `/api/tugas/%zz` is an item whose id `%zz` is no number.
+  // Each segment is read alone; one that cannot be decoded is its own text (docs/compact.md#rules),
+  // so `/api/tugas/%zz` is an item whose id `%zz` is no number.
   const segments = path.slice('/api/'.length).split('/').map(kit.segmentAsRead)
   const [first, second, ...rest] = segments
   if (rest.length > 0) return { kind: 'unknown' }
@@ -68,8 +68,8 @@ function targetOf(url: string): Target {
 }
 
 /**
- * Ids are unsigned integers, digits only (README); one that no task can have (0, past the
- * largest id, 500 digits) is well-formed and simply names no task.
+ * Ids are unsigned integers, digits only (docs/compact.md#rules); one that no task can have (0,
+ * past the largest id, 500 digits) is well-formed and simply names no task.
  */
 function idOf(raw: string): number | undefined {
   return /^[0-9]+$/.test(raw) ? Number(raw) : undefined
@@ -92,8 +92,8 @@ interface Model {
 }
 
 /**
- * The answers the spec allows for `sent` given the stored tasks: Part 1 surface B, Part 2 E3
- * and E4, decisions.md 2 and 6, and the README where the spec leaves a choice open.
+ * The answers the spec allows for `sent` given the stored tasks: Part 1 surface B, Part 2 E3 and
+ * E4, the spec's decisions 2 and 6, and docs/decisions.md where the spec leaves a choice open.
  */
 function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
   const notFound = (raw: string, id: number): Outcome => ({
@@ -151,7 +151,8 @@ function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
 
 /**
  * Rule 2 (the body reader, plain text), then the `judul` rule (E3), then `then`. `+json` media
- * types may be read as JSON too (README), or refused like any other non-JSON type.
+ * types may be read as JSON too (docs/decisions.md#json-content-types), or refused like any other
+ * non-JSON type.
  */
 function bodyRead(
   sent: kit.Sent,

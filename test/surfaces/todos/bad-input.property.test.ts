@@ -61,8 +61,9 @@ type Target = { kind: 'list' } | { kind: 'item'; raw: string } | { kind: 'elsewh
 
 function targetOf(url: string): Target {
   const path = url.split('?', 1)[0] ?? ''
-  // Each segment is read alone; one that cannot be decoded is its own text (README): `/todos/%zz`
-  // is an item whose id `%zz` is no number, `/todos%zz` and `/todos/%zz/x` name nothing.
+  // Each segment is read alone; one that cannot be decoded is its own text
+  // (docs/todos.md#todos_variantbasic-default): `/todos/%zz` is an item whose id `%zz` is no
+  // number, `/todos%zz` and `/todos/%zz/x` name nothing.
   const [root, ...rest] = path.split('/').slice(1).map(kit.segmentAsRead)
   if (root !== 'todos' || rest.length > 1) return { kind: 'elsewhere' }
   const [raw] = rest
@@ -70,8 +71,9 @@ function targetOf(url: string): Target {
 }
 
 /**
- * Ids are integers, an optional sign and digits (README); one that no todo can have (0,
- * negative, past the largest id, 500 digits) is well-formed and simply names no todo.
+ * Ids are integers, an optional sign and digits (docs/todos.md#todos_variantbasic-default); one
+ * that no todo can have (0, negative, past the largest id, 500 digits) is well-formed and simply
+ * names no todo.
  */
 function idOf(raw: string): number | undefined {
   return /^[+-]?[0-9]+$/.test(raw) ? Number(raw) : undefined
@@ -91,8 +93,9 @@ function isCalendarDate(value: string): boolean {
 }
 
 /**
- * The priority variant's field rules (Part 1 and Limits; decisions 6): the set of violated
- * fields. `due_date: null` may count as left out (README) or as a violation: both are returned.
+ * The priority variant's field rules (Part 1 and Limits; decisions 6): the set of violated fields.
+ * `due_date: null` may count as left out (docs/todos.md#todos_variantpriority) or as a violation:
+ * both are returned.
  */
 function priorityViolations(body: unknown): string[][] {
   const fields = kit.isPlainObject(body) ? body : {}
@@ -136,7 +139,7 @@ interface Model {
 
 /**
  * The answers the spec allows for `sent` given the stored todos: Part 1 surface C, Part 2 E2 and
- * E3, decisions.md 2, 3 and 6, and the README where the spec leaves a choice open.
+ * E3, the spec's decisions 2, 3 and 6, and docs/decisions.md where the spec leaves a choice open.
  */
 function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
   const notFound: Outcome = { status: 404, kind: 'e3', messages: [TIDAK_DITEMUKAN] }

@@ -67,7 +67,7 @@ function segmentsAsRead(url: string): string[] {
     .map(kit.segmentAsRead)
 }
 
-/** The methods of the id endpoints, by path form (README, Surface A). */
+/** The methods of the id endpoints, by path form (docs/tugas.md). */
 const ID_FORMS: Record<number, Method[]> = {
   2: ['GET', 'PUT', 'PATCH', 'DELETE'],
   3: ['GET', 'POST'],
@@ -75,11 +75,12 @@ const ID_FORMS: Record<number, Method[]> = {
 }
 
 /**
- * What README's Ids rule says of `method` at `url` (as sent), when its path has the form of an
- * id endpoint (`/tugas/<id>`, `/tugas/<id>/komentar`, `/tugas/<id>/komentar/<kid>`, also under
- * `/v1`): an id as read that is not all digits matches no route, nor does a method the path does
- * not serve: 404 `endpoint not found`. Digits of any length name a task (or a comment) that may
- * not exist: a 404 names the id as sent. Undefined for other paths (the checker covers them).
+ * What the Ids rule of docs/tugas.md#rules says of `method` at `url` (as sent), when its path has
+ * the form of an id endpoint (`/tugas/<id>`, `/tugas/<id>/komentar`, `/tugas/<id>/komentar/<kid>`,
+ * also under `/v1`): an id as read that is not all digits matches no route, nor does a method the
+ * path does not serve: 404 `endpoint not found`. Digits of any length name a task (or a comment)
+ * that may not exist: a 404 names the id as sent. Undefined for other paths (the checker covers
+ * them).
  */
 function idRule(
   method: Method,
