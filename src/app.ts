@@ -6,15 +6,18 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify'
 import type { Config } from './config.js'
-import { answerClientErrors, type ClientErrorStatus } from './http/client-error.js'
+import { trackApiVersions } from './http/api-version.js'
 import { useCors } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
-import { type Http1Limits, httpsFastify, idleCloser } from './http/https.js'
-import { literalUndecodableSegments } from './http/literal-segments.js'
-import { RequestLog } from './http/request-log.js'
-import { lazyRequestLogger } from './http/request-logger.js'
+import { useIdempotency } from './http/idempotency.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
+import { answerClientErrors, type ClientErrorStatus } from './server/client-error.js'
+import { type Http1Limits, httpsFastify, idleCloser } from './server/https.js'
+import { literalUndecodableSegments } from './server/literal-segments.js'
+import { RequestLog } from './server/request-log.js'
+import { lazyRequestLogger } from './server/request-logger.js'
+import type { TlsFiles } from './server/tls.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactRoutes, compactSurface } from './surfaces/compact/index.js'
 import { docsSurface } from './surfaces/docs/index.js'
@@ -26,7 +29,6 @@ import { supportingRoutes, supportingSurface } from './surfaces/supporting/index
 import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
-import type { TlsFiles } from './tls.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -71,7 +73,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   })
 
   const requestLog = new RequestLog(infrastructure.versionCounts, metrics)
-  // The parser cannot know the surface: the generic answer is surface A's shape (decisions 2).
+  // The parser cannot know the surface: the generic answer is surface A's shape
+  // (docs/decisions.md#requests-refused-before-routing).
   const clientErrorBody = (statusCode: ClientErrorStatus) =>
     JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode })))
   const serverOptions: FastifyHttpOptions<Server> = {
@@ -137,6 +140,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done()
   })
 
+  // Read by the request log of every request, set by the versioned routes.
+  trackApiVersions(app)
+
   // Before any surface or 404 handler exists, so that all of them inherit its hook.
   useCors(app)
 
@@ -144,11 +150,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   useErrorShape(app, e1)
 
   // The Idempotency-Keys of every surface's creates, in the store beside the data.
-  const idempotency = { store: stores.idempotency, now: options.now ?? (() => new Date()) }
-  await app.register(tugasSurface, { table: surfaceA, idempotency })
-  await app.register(compactSurface, { routes: surfaceB, idempotency })
-  await app.register(todosSurface, { table: surfaceC, idempotency })
-  await app.register(supportingSurface, { routes: surfaceD, idempotency })
+  useIdempotency(app, { store: stores.idempotency, now: options.now ?? (() => new Date()) })
+  await app.register(tugasSurface, { table: surfaceA })
+  await app.register(compactSurface, { routes: surfaceB })
+  await app.register(todosSurface, { table: surfaceC })
+  await app.register(supportingSurface, { routes: surfaceD })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
   await app.register(metricsSurface, { metrics })

@@ -3,12 +3,13 @@ import {
   MemoryVersionCounts,
   RedisVersionCounts,
   type VersionCounts,
-} from './http/version-counts.js'
+} from './metrics/version-counts.js'
 import type { RateLimiter } from './rate-limit/limiter.js'
 import { RedisTokenBucketLimiter } from './rate-limit/redis-token-bucket.js'
 import { TokenBucketLimiter } from './rate-limit/token-bucket.js'
 import { connectRedis, pingRedis, redisClient } from './redis.js'
 import type { Seed } from './seed.js'
+import { StartUpError } from './start-up-error.js'
 import { Database, type PoolStats } from './store/postgres/database.js'
 import { lockStartUp, migrate } from './store/postgres/migrate.js'
 import { ServiceUnavailableError } from './store/unavailable.js'
@@ -27,11 +28,6 @@ export interface Infrastructure {
   seed: 'loaded' | 'kept-existing-data'
   /** The PostgreSQL pool's connections now, when the stores are in PostgreSQL (metrics). */
   poolStats?: () => PoolStats
-}
-
-/** A backing service the configuration names cannot be used: start-up is refused. */
-export class StartUpError extends Error {
-  override name = 'StartUpError'
 }
 
 /** One backing service's part: what it serves, its readiness check and its release. */

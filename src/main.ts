@@ -2,11 +2,12 @@ import cluster from 'node:cluster'
 import type { FastifyServerOptions } from 'fastify'
 import { buildApp } from './app.js'
 import { type Config, ConfigError, loadConfig } from './config.js'
-import { createInfrastructure, StartUpError } from './infrastructure.js'
-import { runPrimary } from './primary.js'
+import { createInfrastructure } from './infrastructure.js'
 import { releaseStartUpGarbage } from './release-memory.js'
 import { demoSeed, readSeedFile, SeedError } from './seed.js'
-import { loadTls } from './tls.js'
+import { runPrimary } from './server/primary.js'
+import { loadTls } from './server/tls.js'
+import { StartUpError } from './start-up-error.js'
 
 function refuse(message: string): never {
   process.stderr.write(`tugas: ${message}\n`)

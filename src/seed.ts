@@ -1,14 +1,11 @@
 // The data a process starts with: the built-in demo data, or a SEED_FILE in the format of
-// decisions.md section 4. A bad file is refused whole, with the file and the place inside it.
+// docs/operating.md#seed-file (docs/decisions.md#seed-file). A bad file is refused whole, with the
+// file and the place inside it.
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { field, isPlainObject } from './http/text.js'
+import type { Identity } from './surfaces/supporting/access/identity.js'
 import { checkKomentar, checkTugas, type TugasInput } from './surfaces/tugas/rules.js'
-
-export type Peran = 'user' | 'admin'
-export interface Identity {
-  nama: string
-  peran: Peran
-}
+import { field, isPlainObject } from './text.js'
 
 export interface Seed {
   /** Secret to identity; a secret works as a Bearer token and as an X-API-Key. */
@@ -21,38 +18,6 @@ export interface Seed {
 
 export class SeedError extends Error {
   override name = 'SeedError'
-}
-
-/** The demo data served when no SEED_FILE is set; the README lists it. */
-export const demoSeed: Seed = {
-  credentials: {
-    'demo-admin-token': { nama: 'admin', peran: 'admin' },
-    'demo-budi-token': { nama: 'budi', peran: 'user' },
-    'demo-siti-token': { nama: 'siti', peran: 'user' },
-  },
-  tugas: [
-    { title: 'Belajar REST', status: 'selesai' },
-    { title: 'Menulis dokumentasi API', status: 'belum' },
-    { title: 'Membuat pengujian', status: 'belum' },
-    { title: 'Deploy ke server', status: 'belum' },
-    { title: 'Review kode', status: 'selesai' },
-  ],
-  komentar: [
-    { tugasId: 1, isi: 'Mulai dari bab 1' },
-    { tugasId: 1, isi: 'Bab 2 tentang status code' },
-    { tugasId: 3, isi: 'Pakai node:test' },
-  ],
-  produk: [
-    { nama: 'Buku', harga: 50000, stok: 12 },
-    { nama: 'Pensil', harga: 3000, stok: 150 },
-    { nama: 'Penghapus', harga: 2000, stok: 0 },
-  ],
-  dokumen: [
-    { judul: 'Rencana', pemilik: 'budi' },
-    { judul: 'Anggaran', pemilik: 'budi' },
-    { judul: 'Laporan bulanan', pemilik: 'siti' },
-    { judul: 'Kebijakan', pemilik: 'admin' },
-  ],
 }
 
 const SEED_KEYS = ['credentials', 'tugas', 'komentar', 'produk', 'dokumen'] as const
@@ -192,3 +157,11 @@ export async function readSeedFile(path: string): Promise<Seed> {
     throw error
   }
 }
+
+/**
+ * The demo data served when no SEED_FILE is set: data/demo-seed.json, itself a seed file (shipped
+ * beside src/ and dist/), listed in docs/operating.md#demo-data.
+ */
+export const demoSeed: Seed = parseSeed(
+  JSON.parse(readFileSync(new URL('../data/demo-seed.json', import.meta.url), 'utf8')),
+)

@@ -38,7 +38,10 @@ export interface Stores {
   products: ProductStore
   documents: DocumentStore
   credentials: CredentialStore
-  /** The `Idempotency-Key`s of every surface's creates, kept beside the data (decisions.md 8). */
+  /**
+   * The `Idempotency-Key`s of every surface's creates, kept beside the data
+   * (docs/http.md#where-keys-are-kept).
+   */
   idempotency: IdempotencyStore
 }
 

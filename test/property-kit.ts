@@ -98,9 +98,10 @@ export function urlAsSent(response: LightMyRequestResponse, sentUrl: string): st
 }
 
 /**
- * A path segment as the service reads it (README, Paths): percent-decoded, or, when it cannot be
- * decoded (`%zz`, `%`, the invalid UTF-8 `%c0%ae`), literally, the text that was sent. The
- * router reads each segment alone: a broken escape in one leaves the others decoded.
+ * A path segment as the service reads it (docs/decisions.md#undecodable-path-segments):
+ * percent-decoded, or, when it cannot be decoded (`%zz`, `%`, the invalid UTF-8 `%c0%ae`),
+ * literally, the text that was sent. The router reads each segment alone: a broken escape in one
+ * leaves the others decoded.
  */
 export function segmentAsRead(segment: string): string {
   try {
@@ -214,24 +215,6 @@ export async function withApp(
   assertNotPolluted()
 }
 
-/** POSTs `count` JSON bodies to `url`, each answered 201, so that ids 1 to `count` exist. */
-export async function seed(
-  send: (sent: Sent) => Promise<{ statusCode: number }>,
-  count: number,
-  url: string,
-  body: (i: number) => unknown,
-): Promise<void> {
-  for (let i = 1; i <= count; i++) {
-    const { statusCode } = await send({
-      method: 'POST',
-      url,
-      contentType: 'application/json',
-      payload: JSON.stringify(body(i)),
-    })
-    assert.equal(statusCode, 201)
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
@@ -243,20 +226,63 @@ export const numericIds = [
   fc.integer().map(String),
 ] as const
 
+/**
+ * The arbitrary `make` returns, made on first use: the same values from the same seed, the same
+ * shrinking. The first string of unit `binary` fast-check makes in a process costs about a
+ * second (it maps every code point back to its index); every test file imports this module
+ * (helpers.ts and conformance.ts do), most of them to generate nothing.
+ */
+class Deferred<T> extends fc.Arbitrary<T> {
+  #made: fc.Arbitrary<T> | undefined
+
+  constructor(private readonly make: () => fc.Arbitrary<T>) {
+    super()
+  }
+
+  get #arbitrary(): fc.Arbitrary<T> {
+    this.#made ??= this.make()
+    return this.#made
+  }
+
+  generate(mrng: fc.Random, biasFactor: number | undefined): fc.Value<T> {
+    return this.#arbitrary.generate(mrng, biasFactor)
+  }
+
+  canShrinkWithoutContext(value: unknown): value is T {
+    return this.#arbitrary.canShrinkWithoutContext(value)
+  }
+
+  shrink(value: T, context: unknown): fc.Stream<fc.Value<T>> {
+    return this.#arbitrary.shrink(value, context)
+  }
+}
+
+/** `fc.string({ unit: 'binary' })`, made on first use (see `Deferred`). */
+export const binaryString = new Deferred(() => fc.string({ unit: 'binary' }))
+
+/** Ids in the forms of integers that are not plain digits: zero-padded, signed, `+` escaped. */
+export const SIGNED_IDS = ['0', '00', '007', '-0', '-1', '+1', '%2B1']
+
+/** Ids that are numbers but not integers in digits, and one past every integer type. */
+export const NOT_DIGIT_IDS = ['1.5', '1.0', '1e3', '1E3', '0x10', '99999999999999999999']
+
+/** Ids on either side of the largest safe integer, and with a NUL or a space, escaped. */
+export const EDGE_IDS = ['9007199254740991', '9007199254740992', '%00', '%20', '%201', '1%20']
+
 /** Ids as any text, percent-encoded. */
 export const encodedIds = [
   fc.string().map(encodeURIComponent),
   fc.string({ unit: 'grapheme' }).map(encodeURIComponent),
-  fc.string({ unit: 'binary' }).map(encodeURIComponent),
+  binaryString.map(encodeURIComponent),
 ] as const
 
 const digit = fc.constantFrom(...'0123456789')
 const manyDigits = fc.string({ unit: digit, minLength: 90, maxLength: 500 })
 
 /**
- * Ids of 90 to 500 characters (any length reaches its route, README Paths): digits (past every
- * integer range), digits with a sign, a small number zero-padded (its value names an item), and
- * any text, percent-encoded.
+ * Ids of 90 to 500 characters (any length reaches its route, docs/decisions.md#ids-in-paths):
+ * digits (past every integer range), digits with a sign, a small number zero-padded (its value
+ * names an item), and any text, percent-encoded.
  */
 export const longIds = [
   manyDigits,

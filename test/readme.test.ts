@@ -1,7 +1,7 @@
-// README.md kept true: every curl example in it is run against the real service (`npm start`,
-// built in dist/) and must answer exactly as the README shows under it.
+// README.md and docs/*.md kept true: every curl example in them is run against the real service
+// (`npm start`, built in dist/) and must answer exactly as the page shows under it.
 //
-// The rules (README.md, Tests, says them too):
+// The rules (docs/development.md, Tests, says them too). Every page is read by the same rules:
 // - An example is a ```sh block holding at least one `curl` command. Other ```sh blocks (npm,
 //   createdb, the WORKERS start line) are set-up commands, listed here as skipped.
 // - A block preceded by `<!-- not run: <reason> -->` is not run (it needs what this test cannot
@@ -9,12 +9,15 @@
 // - A block's configuration is its first line, `# with NAME=value ... npm start`, or the
 //   default when it has none. A block in a section whose heading names a setting
 //   (`TUGAS_VERSIONING=path`, not marked "(default)") must have that line, naming it.
-// - Each configuration gets one fresh service; its blocks run on it in README order, the state
+// - Each configuration gets one fresh service; its blocks run on it in reading order, the state
 //   carrying over from one to the next, as for a reader who keeps one service per setting.
+//   Reading order is README.md first, then the docs pages in the order of PAGES below (the
+//   order of README's "Read on"), then any other docs/*.md by name; within a page, top to
+//   bottom. The configurations are independent, so their services run side by side.
 // - Within a block, a command is one line, or several joined by a trailing `\`. It is read as
 //   the shell would read a plain command (quotes, escapes, `#` comments; no pipes,
 //   redirections or substitutions) and run as `curl` itself, without a shell, with the
-//   README's `localhost:8080` (or `127.0.0.1:8080`) pointing at the service. Only `curl`
+//   page's `localhost:8080` (or `127.0.0.1:8080`) pointing at the service. Only `curl`
 //   commands are examples: a run block holds nothing else.
 // - The `# ` lines right under a command, up to a blank line, are its answer (`#` alone is an
 //   empty line). Every curl command has one. Without `-i` it is the body. With `-i` it is the
@@ -25,14 +28,15 @@
 //   (generated request ids) replaced by placeholders, and the answer's trailing newline is
 //   dropped; everything else is compared exactly.
 // - `UPDATE_README=1` writes the answers the service gave in place of those that differ or
-//   are missing (with `-i`, the headers the README lists, or all but date, x-request-id,
-//   content-length, connection and keep-alive), to be reviewed before committing.
+//   are missing (with `-i`, the headers the page lists, or all but date, x-request-id,
+//   content-length, connection and keep-alive), into the page the example is in, to be
+//   reviewed before committing.
 //
 // In the PostgreSQL pass of `npm test` (TUGAS_TEST_STORE=postgres) each configuration runs on a
-// fresh PostgreSQL schema: the README's answers hold on both stores.
+// fresh PostgreSQL schema: the pages' answers hold on both stores.
 import assert from 'node:assert/strict'
 import { type ChildProcess, execFile } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import { TEST_STORE } from './helpers.js'
@@ -40,26 +44,64 @@ import { freshDatabaseUrl } from './postgres.js'
 import { exitOf, listening, npmStart } from './processes.js'
 
 const root = new URL('..', import.meta.url).pathname
-const readmePath = `${root}README.md`
-const readme = readFileSync(readmePath, 'utf8').split('\n')
 const run = promisify(execFile)
 
+/** The pages whose examples run, in reading order: README.md, then docs/ as README lists it. */
+const PAGES = [
+  'README.md',
+  ...[
+    'tugas',
+    'compact',
+    'todos',
+    'supporting',
+    'versioning',
+    'http',
+    'openapi',
+    'client',
+    'operating',
+    'development',
+    'decisions',
+  ].map((name) => `docs/${name}.md`),
+]
+
+interface Page {
+  /** The page's path from the repository's root, as test names show it. */
+  file: string
+  lines: string[]
+  /** Answer lines to write in place of the page's, with UPDATE_README=1. */
+  updates: { start: number; end: number; lines: string[] }[]
+}
+
+function pages(): Page[] {
+  const docs = readdirSync(`${root}docs`)
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`)
+  const listed = PAGES.filter((file) => file === 'README.md' || docs.includes(file))
+  const others = docs.filter((file) => !PAGES.includes(file)).sort()
+  return [...listed, ...others].map((file) => ({
+    file,
+    lines: readFileSync(`${root}${file}`, 'utf8').split('\n'),
+    updates: [],
+  }))
+}
+
 interface Command {
-  /** 1-based README line of the command's first line. */
+  /** 1-based page line of the command's first line. */
   line: number
   source: string
   args: string[]
   include: boolean
-  /** The answer lines, `# ` taken off; empty when the README shows none. */
+  /** The answer lines, `# ` taken off; empty when the page shows none. */
   answer: string[]
-  /** 0-based README line range [answerStart, answerEnd) of the answer lines. */
+  /** 0-based page line range [answerStart, answerEnd) of the answer lines. */
   answerStart: number
   answerEnd: number
 }
 
 interface Block {
   name: string
-  /** 1-based README line of the opening fence. */
+  page: Page
+  /** 1-based page line of the opening fence. */
   line: number
   notRun: string | undefined
   env: Record<string, string>
@@ -74,7 +116,8 @@ interface Block {
 const WITH = /^# with ((?:[A-Z][A-Z0-9_]*=\S+ +)+)npm start\b/
 const SETTING_IN_HEADING = /`([A-Z][A-Z0-9_]*)=([^`\s]+)`/
 
-function parseReadme(lines: string[]): Block[] {
+function parsePage(page: Page): Block[] {
+  const lines = page.lines
   const blocks: Block[] = []
   let heading = '(top)'
   for (let i = 0; i < lines.length; i++) {
@@ -92,7 +135,7 @@ function parseReadme(lines: string[]): Block[] {
       let previous = i - 1
       while (previous >= 0 && (lines[previous] ?? '').trim() === '') previous--
       const notRun = /^<!-- not run: (.*?) -->$/.exec(lines[previous] ?? '')?.[1]
-      blocks.push(parseBlock(lines, i + 1, end, heading, notRun))
+      blocks.push(parseBlock(page, i + 1, end, heading, notRun))
     }
     i = end
   }
@@ -100,14 +143,16 @@ function parseReadme(lines: string[]): Block[] {
 }
 
 function parseBlock(
-  lines: string[],
+  page: Page,
   start: number,
   end: number,
   heading: string,
   notRun: string | undefined,
 ): Block {
+  const lines = page.lines
   const block: Block = {
-    name: `${heading} (README.md:${start})`,
+    name: `${heading} (${page.file}:${start})`,
+    page,
     line: start,
     notRun,
     env: {},
@@ -283,7 +328,7 @@ interface Answer {
   status?: string
   headers: [string, string][]
   body: string
-  /** The body is a prefix (the README's body ended in `...`). */
+  /** The body is a prefix (the page's body ended in `...`). */
   prefix: boolean
 }
 
@@ -356,7 +401,7 @@ function matches(expected: Answer, actual: Answer): boolean {
 /** Left out of a written answer: they change with every request or say nothing of the API. */
 const VOLATILE = new Set(['date', 'x-request-id', 'content-length', 'connection', 'keep-alive'])
 
-/** The actual answer as README lines; with -i, the headers `keep` names (or all but VOLATILE). */
+/** The actual answer as page lines; with -i, the headers `keep` names (or all but VOLATILE). */
 function answerLines(actual: Answer, include: boolean, keep: string[]): string[] {
   const lines: string[] = []
   if (include) {
@@ -377,15 +422,12 @@ function oneLine(source: string): string {
   return source.replace(/\\\n\s*/g, '')
 }
 
-/** Answer lines to write in place of the README's, with UPDATE_README=1. */
-const updates: { start: number; end: number; lines: string[] }[] = []
-
 async function curl(command: Command, port: string): Promise<string> {
   const args = command.args.slice(1).map((arg) => {
     if (!/\b(?:localhost|127\.0\.0\.1):8080\b/.test(arg)) return arg
     return arg.replace(/\b(?:localhost|127\.0\.0\.1):8080\b/g, `127.0.0.1:${port}`)
   })
-  // -q first: no ~/.curlrc of the machine changes what the README's command does.
+  // -q first: no ~/.curlrc of the machine changes what the page's command does.
   const { stdout } = await run('curl', ['-q', '--max-time', '10', ...args], {
     cwd: root,
     encoding: 'utf8',
@@ -411,16 +453,16 @@ async function runBlock(block: Block, port: string): Promise<void> {
     failures.push(
       [
         `line ${command.line}: ${oneLine(command.source)}`,
-        expected ? 'README shows:' : 'README shows no answer.',
+        expected ? `${block.page.file} shows:` : `${block.page.file} shows no answer.`,
         ...command.answer.map((line) => (line === '' ? '#' : `# ${line}`)),
         'the service answered:',
         ...got,
       ].join('\n'),
     )
-    const next = readme[command.answerEnd] ?? ''
+    const next = block.page.lines[command.answerEnd] ?? ''
     // A blank line after a new answer, so the next command is not read as part of it.
     const spacer = command.answer.length === 0 && next.trim() !== '' && !/^(#|```)/.test(next)
-    updates.push({
+    block.page.updates.push({
       start: command.answerStart,
       end: command.answerEnd,
       lines: spacer ? [...got, ''] : got,
@@ -429,18 +471,31 @@ async function runBlock(block: Block, port: string): Promise<void> {
   if (failures.length > 0) assert.fail(failures.join('\n\n'))
 }
 
-const blocks = parseReadme(readme)
+const read = pages()
+const blocks = read.flatMap(parsePage)
 const examples = blocks.filter((block) => block.example)
 
-test('README.md: every curl example is well-formed and shows its answer', () => {
-  assert.ok(examples.length > 0, 'README.md has curl examples')
-  const problems = examples.flatMap((block) =>
-    block.problems.map((problem) => `${block.name}: ${problem}`),
+for (const page of read) {
+  test(`${page.file}: every curl example is well-formed and shows its answer`, () => {
+    const own = examples.filter((block) => block.page === page)
+    if (page.file === 'README.md') assert.ok(own.length > 0, 'README.md has curl examples')
+    const problems = own.flatMap((block) =>
+      block.problems.map((problem) => `${block.name}: ${problem}`),
+    )
+    if (problems.length > 0) assert.fail(problems.join('\n'))
+  })
+}
+
+test('docs/: the pages hold curl examples, and every page of the reading order exists', () => {
+  assert.ok(
+    examples.some((block) => block.page.file.startsWith('docs/')),
+    'docs/*.md have curl examples',
   )
-  if (problems.length > 0) assert.fail(problems.join('\n'))
+  const missing = PAGES.filter((file) => !read.some((page) => page.file === file))
+  assert.deepEqual(missing, [], 'PAGES names pages that do not exist')
 })
 
-describe('README.md blocks not run', () => {
+describe('README.md and docs/*.md blocks not run', () => {
   for (const block of blocks) {
     if (!block.example) {
       test(block.name, { skip: 'set-up commands, no curl example' }, () => {})
@@ -460,37 +515,45 @@ for (const block of examples) {
   configurations.set(key, [...(configurations.get(key) ?? []), block])
 }
 
-for (const [key, configured] of configurations) {
-  const env = configured[0]?.env ?? {}
-  describe(`README.md examples on ${key === '' ? '' : `${key} `}npm start`, () => {
-    let child: ChildProcess | undefined
-    let exited: Promise<unknown> | undefined
-    let port = ''
-    before(async () => {
-      const database =
-        TEST_STORE === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : undefined
-      child = npmStart({ LOG_LEVEL: 'info', ...database, ...env })
-      exited = exitOf(child)
-      port = new URL(await listening(child, [])).port
+// The configurations side by side (each its own service); within one, its blocks one at a time.
+describe('README.md and docs/*.md examples', { concurrency: true }, () => {
+  for (const [key, configured] of configurations) {
+    const env = configured[0]?.env ?? {}
+    describe(`examples on ${key === '' ? '' : `${key} `}npm start`, { concurrency: 1 }, () => {
+      let child: ChildProcess | undefined
+      let exited: Promise<unknown> | undefined
+      let port = ''
+      before(async () => {
+        const database =
+          TEST_STORE === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : undefined
+        child = npmStart({ LOG_LEVEL: 'info', ...database, ...env })
+        exited = exitOf(child)
+        port = new URL(await listening(child, [])).port
+      })
+      after(async () => {
+        try {
+          if (child?.pid !== undefined) process.kill(-child.pid, 'SIGTERM')
+        } catch {
+          // Already gone.
+        }
+        await exited
+      })
+      for (const block of configured) test(block.name, () => runBlock(block, port))
     })
-    after(async () => {
-      try {
-        if (child?.pid !== undefined) process.kill(-child.pid, 'SIGTERM')
-      } catch {
-        // Already gone.
-      }
-      await exited
-    })
-    for (const block of configured) test(block.name, () => runBlock(block, port))
-  })
-}
+  }
+})
 
 after(() => {
-  if (process.env.UPDATE_README !== '1' || updates.length === 0) return
-  const lines = [...readme]
-  for (const update of [...updates].sort((a, b) => b.start - a.start)) {
-    lines.splice(update.start, update.end - update.start, ...update.lines)
+  if (process.env.UPDATE_README !== '1') return
+  for (const page of read) {
+    if (page.updates.length === 0) continue
+    const lines = [...page.lines]
+    for (const update of [...page.updates].sort((a, b) => b.start - a.start)) {
+      lines.splice(update.start, update.end - update.start, ...update.lines)
+    }
+    writeFileSync(`${root}${page.file}`, lines.join('\n'))
+    process.stderr.write(
+      `${page.file}: ${page.updates.length} answers written; review them, run again\n`,
+    )
   }
-  writeFileSync(readmePath, lines.join('\n'))
-  process.stderr.write(`README.md: ${updates.length} answers written; review them, run again\n`)
 })

@@ -1,8 +1,8 @@
-// Conditional requests (RFC 9110 sections 8.8.3 and 13; decisions.md 8) on the item routes of
-// every surface: the strong `ETag` of the representation an item's GET sends, `If-None-Match` on
-// GET (304), `If-Match` on the writes (412 in the surface's shape), and what the document says
-// of them. The check of `If-Match` is the store's (store/precondition.ts): a route never reads,
-// compares and then writes.
+// Conditional requests (RFC 9110 sections 8.8.3 and 13; docs/decisions.md#conditional-requests) on
+// the item routes of every surface: the strong `ETag` of the representation an item's GET sends,
+// `If-None-Match` on GET (304), `If-Match` on the writes (412 in the surface's shape), and what the
+// document says of them. The check of `If-Match` is the store's (store/precondition.ts): a route
+// never reads, compares and then writes.
 import { hash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'

@@ -2,8 +2,8 @@ import fastifyCors, { type FastifyCorsOptions } from '@fastify/cors'
 import type { FastifyInstance, FastifyPluginCallback, onRequestHookHandler } from 'fastify'
 
 /**
- * CORS for browsers (decisions.md 8, "Browsers"): any origin, on every route of every surface,
- * its error answers and the 404 of unknown paths included.
+ * CORS for browsers (docs/decisions.md#cors): any origin, on every route of every surface, its
+ * error answers and the 404 of unknown paths included.
  *
  * `Access-Control-Allow-Origin: *`, not the origin echoed back: credentials here are headers
  * (`Authorization`, `X-API-Key`), never cookies, so no `Access-Control-Allow-Credentials`; and a
@@ -16,9 +16,9 @@ import type { FastifyInstance, FastifyPluginCallback, onRequestHookHandler } fro
 const ORIGIN = '*'
 
 /**
- * The response headers a script may read besides the CORS-safelisted ones (Content-Type...).
- * Beyond those decisions.md 8 names: `Allow`, so a client that gets a 405 can tell which
- * methods the path takes, and `WWW-Authenticate`, so a 401 tells it which scheme and why (a
+ * The response headers a script may read besides the CORS-safelisted ones (Content-Type...), as
+ * docs/http.md#browsers-cors lists them. Among them `Allow`, so a client that gets a 405 can tell
+ * which methods the path takes, and `WWW-Authenticate`, so a 401 tells it which scheme and why (a
  * missing or an expired token), e.g. to refresh a token rather than ask the user again.
  */
 export const EXPOSED_HEADERS = [
@@ -70,7 +70,7 @@ export const PREFLIGHT_MAX_AGE = 7200
  *   without `Origin` (curl, servers: nearly all traffic) pays one header lookup, nothing more;
  * - it answers every `OPTIONS` request as a preflight (400 "Invalid Preflight Request" when
  *   `Origin` or `Access-Control-Request-Method` is missing); only a real preflight may be, any
- *   other `OPTIONS` gets the surface's 404 or 405 as before (decisions.md 2 and 8);
+ *   other `OPTIONS` gets the surface's 404 or 405 as before (docs/decisions.md#cors);
  * - it adds a catch-all `OPTIONS *` route at the root, which would answer `OPTIONS` on every
  *   path without one in the root context: surface B's empty 404 under `/api/` would become an
  *   E1 404, and a body sent with it would be read (415 in Fastify's own shape).

@@ -33,7 +33,9 @@ export type FrameworkFailure =
   | { kind: 'client-error'; statusCode: number }
   | { kind: 'unavailable' }
   | { kind: 'internal' }
-  /** `Idempotency-Key` is not 1 to 255 visible ASCII characters (decisions.md 8). */
+  /**
+   * `Idempotency-Key` is not 1 to 255 visible ASCII characters (docs/decisions.md#safe-retries).
+   */
   | { kind: 'idempotency-key-invalid' }
   /** The first request with this `Idempotency-Key` is still in flight. */
   | { kind: 'idempotency-key-in-use' }
@@ -96,7 +98,8 @@ export function useErrorShape(
     if (failure.kind === 'internal') {
       request.log.error({ err: error }, 'unexpected failure')
     } else if (failure.kind === 'unavailable') {
-      // Nothing was done; the client may try again in a second (decisions.md 7).
+      // Nothing was done; the client may try again in a second
+      // (docs/decisions.md#unavailable-backing-services).
       reply.header('retry-after', '1')
       request.log.warn({ err: error }, 'backing service unavailable')
     } else {

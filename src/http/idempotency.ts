@@ -1,6 +1,7 @@
-// Idempotent creates (IETF draft-ietf-httpapi-idempotency-key-header; decisions.md 8): what a
-// route that opts in (`RouteSpec.idempotent`) does with an `Idempotency-Key`, and what the
-// document says of it. The keys live in the IdempotencyStore beside the data.
+// Idempotent creates (IETF draft-ietf-httpapi-idempotency-key-header;
+// docs/decisions.md#safe-retries): what a route that opts in (its config's `idempotent`) does with
+// an `Idempotency-Key`, and what the document says of it. The keys live in the IdempotencyStore
+// beside the data.
 //
 // Order of checks on such a route: the route's own `onRequest` and `preParsing` checks (surface
 // B's and the priority todo's 415) and the body reader (415, 413, 400 malformed JSON) come first
@@ -10,6 +11,7 @@
 // is kept for the replays: 2xx and 4xx answers are, a 5xx forgets the key, so a retry runs anew.
 import { createHash } from 'node:crypto'
 import type {
+  FastifyInstance,
   FastifyReply,
   FastifyRequest,
   onSendHookHandler,
@@ -36,8 +38,22 @@ export interface Idempotency {
 /** The headers of an answer that are replayed with it; every other header is the replay's own. */
 const REPLAYED_HEADERS = ['content-type', 'location', 'etag'] as const
 
-/** The key a request took: completed (or released) when its answer is sent. */
-const taken = new WeakMap<FastifyRequest, { ref: KeyRef; token: string }>()
+/** A key a request took: completed (or released) when its answer is sent. */
+interface Ticket {
+  ref: KeyRef
+  token: string
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `Idempotency-Key` this request took, until its answer is kept; null otherwise. */
+    idempotencyTicket: Ticket | null
+  }
+  interface FastifyContextConfig {
+    /** The route takes an `Idempotency-Key`: set by `idempotent()`, which also documents it. */
+    idempotent?: boolean
+  }
+}
 
 /** The three refusals of a key, each answered in the surface's shape (http/errors.ts). */
 type KeyRefusal = Extract<FrameworkFailure['kind'], `idempotency-key-${string}`>
@@ -56,10 +72,30 @@ export function fingerprint(body: string | undefined): string {
 }
 
 /**
+ * Serves every route that opts in (its config's `idempotent`) registered after this call, in
+ * `app` and its children: each gets the hooks of `idempotencyHooks`, after its own.
+ */
+export function useIdempotency(app: FastifyInstance, idempotency: Idempotency): void {
+  const { preHandler, onSend } = idempotencyHooks(idempotency)
+  app.decorateRequest('idempotencyTicket', null)
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return
+    // After the body is read: the key's syntax, then the store's verdict.
+    route.preHandler = [...hooksOf(route.preHandler), preHandler]
+    route.onSend = [...hooksOf(route.onSend), onSend]
+  })
+}
+
+function hooksOf<T>(hooks: T | T[] | undefined): T[] {
+  if (hooks === undefined) return []
+  return Array.isArray(hooks) ? hooks : [hooks]
+}
+
+/**
  * The hooks of an idempotent route: the key's checks and the store's verdict, then its answer.
  * Callback hooks: a request without a key, the usual case, costs a header lookup and no promise.
  */
-export function idempotencyHooks({ store, now }: Idempotency): {
+function idempotencyHooks({ store, now }: Idempotency): {
   preHandler: preHandlerHookHandler
   onSend: onSendHookHandler
 } {
@@ -69,7 +105,7 @@ export function idempotencyHooks({ store, now }: Idempotency): {
     const begun = await store.begin(ref, fingerprint(receivedBody(request)), now())
     switch (begun.outcome) {
       case 'new':
-        taken.set(request, { ref, token: begun.token })
+        request.idempotencyTicket = { ref, token: begun.token }
         return false
       case 'replay':
         replay(reply, begun.answer)
@@ -83,7 +119,7 @@ export function idempotencyHooks({ store, now }: Idempotency): {
   async function keep(
     request: FastifyRequest,
     reply: FastifyReply,
-    ticket: { ref: KeyRef; token: string },
+    ticket: Ticket,
     payload: unknown,
   ) {
     const body = textOf(payload)
@@ -109,9 +145,9 @@ export function idempotencyHooks({ store, now }: Idempotency): {
       begin(request, reply, key).then((replayed) => replayed || done(), done)
     },
     onSend(request, reply, payload, done) {
-      const ticket = taken.get(request)
-      if (ticket === undefined) return done(null, payload)
-      taken.delete(request)
+      const ticket = request.idempotencyTicket
+      if (ticket === null) return done(null, payload)
+      request.idempotencyTicket = null
       keep(request, reply, ticket, payload).then(() => done(null, payload))
     },
   }
@@ -181,7 +217,8 @@ export function idempotencyFailures(
 }
 
 /**
- * `route` with an `Idempotency-Key` (registerRoutes adds the hooks), documented with the header
+ * `route` with an `Idempotency-Key` (`useIdempotency` adds the hooks; the body reader keeps the
+ * body's text for its fingerprint), documented with the header
  * and `failures` (from `idempotencyFailures`), each merged into the answer of its status.
  */
 export function idempotent(route: RouteSpec, failures: Record<number, ResponseSpec>): RouteSpec {
@@ -191,7 +228,7 @@ export function idempotent(route: RouteSpec, failures: Record<number, ResponseSp
   }
   return {
     ...route,
-    idempotent: true,
+    config: { ...route.config, idempotent: true, keepReceivedBody: true },
     parameters: [...(route.parameters ?? []), KEY_PARAMETER],
     responses,
   }

@@ -1,5 +1,18 @@
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
-import type { ErrorShape } from './errors.js'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The body as the text it was received as, on a route whose config asks for it
+     * (`keepReceivedBody`: an `Idempotency-Key`'s fingerprint); null otherwise.
+     */
+    receivedBody: string | null
+  }
+  interface FastifyContextConfig {
+    /** The route reads its body's text as received (`receivedBody`), not only the parsed JSON. */
+    keepReceivedBody?: boolean
+  }
+}
 
 /** The body reader's verdict on a body that is not JSON; carried to the error handler. */
 export class MalformedJsonError extends Error {
@@ -22,14 +35,15 @@ export function acceptJsonBodies(
   options: { mediaType?: RegExp; anyContentType?: boolean; bodyLimit?: number } = {},
 ): void {
   const { mediaType = JSON_MEDIA_TYPE, anyContentType = false, bodyLimit } = options
+  if (!instance.hasRequestDecorator('receivedBody')) instance.decorateRequest('receivedBody', null)
   instance.removeAllContentTypeParsers()
   if (anyContentType) dropContentType(instance)
   instance.addContentTypeParser(
     anyContentType ? '*' : mediaType,
     { parseAs: 'string', ...(bodyLimit === undefined ? {} : { bodyLimit }) },
     (request, body, done) => {
-      // Kept only for a request that will want it: the hot path pays one header lookup.
-      if (request.headers['idempotency-key'] !== undefined) received.set(request, body as string)
+      // Kept only where the route asks for it (its config, set with the route's definition).
+      if (request.routeOptions.config.keepReceivedBody) request.receivedBody = body as string
       try {
         done(null, JSON.parse(body as string))
       } catch {
@@ -39,12 +53,13 @@ export function acceptJsonBodies(
   )
 }
 
-/** The text of each body read as JSON, as received (an `Idempotency-Key`'s fingerprint). */
-const received = new WeakMap<FastifyRequest, string>()
-
-/** The body `request` sent, as the text it was received as; undefined when none was read. */
+/**
+ * The body `request` sent, as the text it was received as; undefined when none was read (or its
+ * route does not keep it: `keepReceivedBody`).
+ */
 export function receivedBody(request: FastifyRequest): string | undefined {
-  return received.get(request)
+  // A context that reads no body has no such slot.
+  return request.receivedBody ?? undefined
 }
 
 /**
@@ -85,15 +100,3 @@ export function withoutBodies(
 
 /** A content type that starts with `application/json` (the E2 surfaces' 415 rule). */
 export const JSON_CONTENT_TYPE = /^application\/json/i
-
-/**
- * A route hook answering the surface's 415 unless the Content-Type starts with
- * `application/json`: before the body is read, and also when no body is sent at all (Fastify
- * runs no parser then, so the parser's media type alone would let the request through).
- */
-export function requireJsonContentType(shape: ErrorShape): onRequestHookHandler {
-  return (request, _reply, done) => {
-    if (JSON_CONTENT_TYPE.test(request.headers['content-type'] ?? '')) done()
-    else done(shape.fromFramework({ kind: 'unsupported-media-type' }))
-  }
-}

@@ -1,15 +1,7 @@
 import type { FastifyInstance, FastifyReply, HTTPMethods } from 'fastify'
 import { Type } from 'typebox'
 import { withoutBodies } from './json-body.js'
-import { fastifyPath, type ResponseSpec, type RouteSpec } from './route-spec.js'
-
-/** A surface's answer to the methods a path does not serve: documented, and sent by `send`. */
-export interface OtherMethods {
-  /** The 405 as published, `Allow` included. */
-  response: ResponseSpec
-  /** Writes the body; the status and `Allow` are already set. */
-  send(reply: FastifyReply): FastifyReply
-}
+import { fastifyPath, type OtherMethods, type ResponseSpec, type RouteSpec } from './route-spec.js'
 
 /** Each surface words the 405 its own way: empty (B), plain text (C), E2 (D). */
 export function otherMethods(response: ResponseSpec, send: OtherMethods['send']): OtherMethods {

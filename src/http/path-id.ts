@@ -43,8 +43,9 @@ export function idOf(request: FastifyRequest, pathId: PathId, name = 'id'): Segm
 }
 
 /**
- * A route hook that checks `:id` before anything else, the body included: surfaces B and C
- * parse the id first (Part 1, B rule 1), and Fastify reads bodies before the handler runs.
+ * A route hook that checks `:id` before anything else, the body included: surfaces B and C parse
+ * the id first (docs/compact.md#rules, docs/todos.md#todos_variantbasic-default), and Fastify reads
+ * bodies before the handler runs.
  */
 export function checkIdFirst(pathId: PathId): onRequestHookHandler {
   // A callback hook, as are the other checks that need no store: a promise per request is

@@ -1,4 +1,5 @@
 import type {
+  FastifyContextConfig,
   FastifyInstance,
   FastifyReply,
   HTTPMethods,
@@ -9,9 +10,7 @@ import type {
   RouteHandlerMethod,
 } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import { type Idempotency, idempotencyHooks } from './idempotency.js'
 import { withoutBodies } from './json-body.js'
-import type { OtherMethods } from './method-not-allowed.js'
 
 export interface HeaderSpec {
   description: string
@@ -39,6 +38,14 @@ export interface ParameterSpec {
   required?: boolean
   /** For a path parameter: the regular expression a segment must match for the route to match. */
   match?: string
+}
+
+/** A surface's answer to the methods a path does not serve: documented, and sent by `send`. */
+export interface OtherMethods {
+  /** The 405 as published, `Allow` included. */
+  response: ResponseSpec
+  /** Writes the body; the status and `Allow` are already set. */
+  send(reply: FastifyReply): FastifyReply
 }
 
 /**
@@ -75,10 +82,12 @@ export interface RouteSpec {
    */
   otherMethods?: OtherMethods
   /**
-   * The route takes an `Idempotency-Key` (decisions.md 8): set by `idempotent()`
-   * (http/idempotency.ts), which also documents it; registerRoutes adds its hooks.
+   * What the route opts into (Fastify's route `config`), read by the features that serve it.
+   * `idempotent`: the route takes an `Idempotency-Key` (docs/decisions.md#safe-retries): set by
+   * `idempotent()` (http/idempotency.ts), which also documents it; its `onRoute` hook adds the
+   * hooks. `keepReceivedBody`: the body reader keeps the body's text (http/json-body.ts).
    */
-  idempotent?: true
+  config?: FastifyContextConfig
   handler: RouteHandlerMethod
 }
 
@@ -108,8 +117,6 @@ export interface RegisterOptions {
    * their error shape); without it they are registered in `instance`, which reads bodies.
    */
   bodies?: (instance: FastifyInstance) => void
-  /** Where the idempotent routes keep their keys; required when any route is idempotent. */
-  idempotency?: Idempotency
 }
 
 /**
@@ -119,15 +126,14 @@ export interface RegisterOptions {
 export function registerRoutes(
   instance: FastifyInstance,
   routes: RouteSpec[],
-  { base = '', bodies, idempotency }: RegisterOptions = {},
+  { base = '', bodies }: RegisterOptions = {},
 ): void {
-  const keys = idempotency && idempotencyHooks(idempotency)
   const withBody = routes.filter((route) => route.body !== undefined)
-  if (bodies === undefined) addRoutes(instance, withBody, base, keys)
+  if (bodies === undefined) addRoutes(instance, withBody, base)
   else {
     instance.register(async (child) => {
       bodies(child)
-      addRoutes(child, withBody, base, keys)
+      addRoutes(child, withBody, base)
     })
   }
   withoutBodies(instance, (bodyless) =>
@@ -135,21 +141,12 @@ export function registerRoutes(
       bodyless,
       routes.filter((route) => route.body === undefined),
       base,
-      keys,
     ),
   )
 }
 
-function addRoutes(
-  instance: FastifyInstance,
-  routes: RouteSpec[],
-  base: string,
-  keys: ReturnType<typeof idempotencyHooks> | undefined,
-): void {
+function addRoutes(instance: FastifyInstance, routes: RouteSpec[], base: string): void {
   for (const route of routes) {
-    if (route.idempotent && keys === undefined) {
-      throw new Error(`${route.operationId} is idempotent: registerRoutes needs \`idempotency\``)
-    }
     const response: Record<number, TSchema> = {}
     for (const [status, spec] of Object.entries(route.responses)) {
       if (spec.schema !== undefined) response[Number(status)] = spec.schema
@@ -160,8 +157,7 @@ function addRoutes(
       schema: { response },
       ...(route.onRequest && { onRequest: route.onRequest }),
       ...(route.preParsing && { preParsing: route.preParsing }),
-      // After the body is read: the key's syntax, then the store's verdict (http/idempotency.ts).
-      ...(route.idempotent && keys && { preHandler: keys.preHandler, onSend: keys.onSend }),
+      ...(route.config && { config: route.config }),
       handler: route.handler,
     })
   }

@@ -23,6 +23,28 @@ export interface MetricsOptions {
 type LaporanResult = 'admitted' | 'refused' | 'unavailable'
 
 /**
+ * A counter of `registry` whose values are the app's own counts, read on each scrape: `counts`
+ * gives each value of the one label `label`, with its count.
+ */
+function tally(
+  registry: Registry,
+  label: string,
+  counts: () => Iterable<[string, number]>,
+  { name, help }: { name: string; help: string },
+): void {
+  new Counter({
+    name,
+    help,
+    labelNames: [label],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (const [value, count] of counts()) this.inc({ [label]: value }, count)
+    },
+  })
+}
+
+/**
  * The app's metrics, in a registry of its own (several apps in one process count apart):
  * requests, latency, per-version counts, the `/laporan` limiter's decisions, the PostgreSQL
  * pool. Node's process metrics are the process's, shared by its apps.
@@ -42,27 +64,15 @@ export class Metrics {
     this.#requests = new RequestMetrics(registry, new Set([METRICS_PATH]))
 
     const versions = this.#versions
-    new Counter({
+    tally(registry, 'version', () => versions, {
       name: 'tugas_api_version_requests_total',
       help: 'Requests answered by each API version (tugas unversioned, tugas v1, produk v2...).',
-      labelNames: ['version'] as const,
-      registers: [registry],
-      collect() {
-        this.reset()
-        for (const [version, count] of versions) this.inc({ version }, count)
-      },
     })
 
     const laporan = this.#laporan
-    new Counter({
+    tally(registry, 'result', () => Object.entries(laporan), {
       name: 'tugas_laporan_rate_limit_decisions_total',
       help: 'GET /laporan rate limiter decisions: admitted, refused (429), unavailable (503).',
-      labelNames: ['result'] as const,
-      registers: [registry],
-      collect() {
-        this.reset()
-        for (const [result, count] of Object.entries(laporan)) this.inc({ result }, count)
-      },
     })
 
     const { pool } = options

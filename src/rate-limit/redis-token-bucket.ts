@@ -50,9 +50,9 @@ export interface RedisLimiterOptions {
 }
 
 /**
- * Part 2's token bucket in Redis (`REDIS_URL`), shared by every process. While Redis cannot be
- * reached, `take` fails at once with ServiceUnavailableError (503): never unlimited, never a
- * request left waiting for a reconnect.
+ * The token bucket of docs/supporting.md#rate-limit-of-get-laporan in Redis (`REDIS_URL`), shared
+ * by every process. While Redis cannot be reached, `take` fails at once with
+ * ServiceUnavailableError (503): never unlimited, never a request left waiting for a reconnect.
  */
 export class RedisTokenBucketLimiter implements RateLimiter {
   readonly #redis: RedisWithTake

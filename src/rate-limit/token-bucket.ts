@@ -32,10 +32,11 @@ export function decision(policy: BucketPolicy, admitted: boolean, tokens: number
 }
 
 /**
- * Part 2's token bucket, one per key, held in process memory: created full on first use, one
- * token per admitted request, refilled by elapsed time on a monotonic clock and capped at the
- * capacity. A bucket that has refilled to full is the same as no bucket, so buckets are
- * dropped once full again: memory holds only keys seen within the last refill period.
+ * The token bucket of docs/supporting.md#rate-limit-of-get-laporan, one per key, held in process
+ * memory: created full on first use, one token per admitted request, refilled by elapsed time on a
+ * monotonic clock and capped at the capacity. A bucket that has refilled to full is the same as no
+ * bucket, so buckets are dropped once full again: memory holds only keys seen within the last
+ * refill period.
  */
 export class TokenBucketLimiter implements RateLimiter {
   readonly #buckets = new Map<string, Bucket>()

@@ -49,3 +49,19 @@ export class MemoryCollection<T extends { id: number }> {
     return writeIf(this.#items.get(id), precondition, () => this.#items.delete(id))
   }
 }
+
+/**
+ * A memory store's base: its one collection (`items`), and the reads every such store answers
+ * alike: every item in id order, and one by id.
+ */
+export class MemoryItems<T extends { id: number }> {
+  protected readonly items = new MemoryCollection<T>()
+
+  async list(): Promise<T[]> {
+    return this.items.list()
+  }
+
+  async get(id: number): Promise<T | undefined> {
+    return this.items.get(id)
+  }
+}

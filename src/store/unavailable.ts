@@ -1,7 +1,8 @@
 /**
  * A backing service (PostgreSQL, Redis) could not be reached, or did not answer in time. Every
- * surface answers it 503 with `Retry-After: 1` in its own shape (decisions.md 7); nothing was
- * written, or the write is undone by the service.
+ * surface answers it 503 with `Retry-After: 1` in its own shape
+ * (docs/decisions.md#unavailable-backing-services); nothing was written, or the write is undone by
+ * the service.
  */
 export class ServiceUnavailableError extends Error {
   override name = 'ServiceUnavailableError'

@@ -3,7 +3,7 @@
 // origin, nothing is loaded from another host, and a page of another origin can read the
 // headers of a cross-origin POST (CORS). Loudly skipped where /usr/bin/chromium is missing,
 // unless TUGAS_REQUIRE_SERVICES=1 (CI), where that fails the run.
-// UPDATE_SCREENSHOT=1 also rewrites docs/docs-page.png, the screenshot in the README.
+// UPDATE_SCREENSHOT=1 also rewrites docs/docs-page.png, the screenshot in docs/openapi.md.
 
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
@@ -260,7 +260,7 @@ window.outcome = fetch(${JSON.stringify(`${origin}/tugas`)}, {
     }
   })
 
-  test('the README screenshot, docs/docs-page.png', {
+  test('the screenshot of docs/openapi.md, docs/docs-page.png', {
     skip: UPDATE_SCREENSHOT ? false : 'set UPDATE_SCREENSHOT=1 to rewrite docs/docs-page.png',
   }, async () => {
     const { context, page } = await openDocs()

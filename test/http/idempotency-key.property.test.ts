@@ -15,7 +15,7 @@ import { E1_REFUSALS, E3_REFUSALS, e2Refusals, type IdempotentRoute } from '../i
 
 const PARAMETERS = { numRuns: 300, includeErrorInReport: true }
 
-/** The key rule, as the README states it. */
+/** The key rule, as docs/http.md#safe-retries-idempotency-key states it. */
 const VALID_KEY = /^[\x21-\x7E]{1,255}$/
 
 interface Route {

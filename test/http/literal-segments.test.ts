@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { literalUndecodableSegments } from '../../src/http/literal-segments.js'
+import { literalUndecodableSegments } from '../../src/server/literal-segments.js'
 
 describe('literalUndecodableSegments', () => {
   test('a URL that decodes, or has no escape at all, is returned as it is', () => {

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import Fastify from 'fastify'
 import pino from 'pino'
-import { lazyRequestLogger } from '../../src/http/request-logger.js'
+import { lazyRequestLogger } from '../../src/server/request-logger.js'
 
 /** A pino logger at `level` whose lines land in `lines`, counting the children it makes. */
 function recordingLogger(level: string) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { codePointLength, field, isPlainObject } from '../../src/http/text.js'
+import { codePointLength, field, isPlainObject } from '../../src/text.js'
 
 describe('codePointLength', () => {
   test('counts code points, not UTF-16 units or bytes', () => {

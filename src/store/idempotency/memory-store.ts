@@ -1,12 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import {
-  type Begun,
-  type IdempotencyStore,
-  KEY_LIFETIME_MS,
-  type KeyRef,
-  LEASE_MS,
-  type StoredAnswer,
-} from './store.js'
+import type { Begun, IdempotencyStore, KeyRef, StoredAnswer } from './store.js'
+import { keyTimes } from './store.js'
 
 /** The bounds of the memory store: whichever is reached first evicts the oldest keys. */
 export interface MemoryIdempotencyLimits {
@@ -56,10 +50,11 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
 
   async begin(ref: KeyRef, fingerprint: string, now: Date): Promise<Begun> {
     const at = now.getTime()
-    this.#sweep(at)
+    const { forgotten, leaseUntil } = keyTimes(at)
+    this.#sweep(forgotten)
     const id = idOf(ref)
     const entry = this.#entries.get(id)
-    if (entry !== undefined && entry.createdAt + KEY_LIFETIME_MS > at) {
+    if (entry !== undefined && entry.createdAt > forgotten) {
       if (entry.fingerprint !== fingerprint) return { outcome: 'mismatch' }
       if (entry.answer !== undefined) return { outcome: 'replay', answer: entry.answer }
       if (entry.leaseUntil > at) return { outcome: 'in-flight' }
@@ -71,7 +66,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
       fingerprint,
       token,
       createdAt: at,
-      leaseUntil: at + LEASE_MS,
+      leaseUntil,
       size: ENTRY_OVERHEAD + 2 * (id.length + fingerprint.length + token.length),
     }
     this.#entries.set(id, taken)
@@ -99,10 +94,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  /** Forgets the keys of first requests 24 hours old or older, from the front. */
-  #sweep(at: number): void {
+  /** Forgets the keys of first requests 24 hours old or older (`forgotten`), from the front. */
+  #sweep(forgotten: number): void {
     for (const [id, entry] of this.#entries) {
-      if (entry.createdAt + KEY_LIFETIME_MS > at) return
+      if (entry.createdAt > forgotten) return
       this.#remove(id, entry)
     }
   }

@@ -1,14 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto'
 import type { Queryable } from '../postgres/database.js'
 import { first } from '../postgres/rows.js'
-import {
-  type Begun,
-  type IdempotencyStore,
-  KEY_LIFETIME_MS,
-  type KeyRef,
-  LEASE_MS,
-  type StoredAnswer,
-} from './store.js'
+import type { Begun, IdempotencyStore, KeyRef, StoredAnswer } from './store.js'
+import { keyTimes } from './store.js'
 
 /** How often a process deletes forgotten keys, and how many at most each time. */
 const SWEEP_EVERY_MS = 60 * 1000
@@ -68,7 +62,8 @@ export class PgIdempotencyStore implements IdempotencyStore {
 
   async begin(ref: KeyRef, fingerprint: string, now: Date): Promise<Begun> {
     const at = now.getTime()
-    const forgotten = new Date(at - KEY_LIFETIME_MS)
+    const times = keyTimes(at)
+    const forgotten = new Date(times.forgotten)
     if (at >= this.#nextSweep) await this.#sweep(at, forgotten)
     const [hash, key] = keyOf(ref)
     // The row TAKE did not take may be released before it is read: then try again (a key
@@ -82,7 +77,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
         fingerprint,
         owner,
         now,
-        new Date(at + LEASE_MS),
+        new Date(times.leaseUntil),
         forgotten,
       ])
       if (taken.rows.length > 0) return { outcome: 'new', token: owner }

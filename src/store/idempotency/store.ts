@@ -1,6 +1,7 @@
-// What an `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header; decisions.md 8)
-// needs from a store: one atomic step that either hands the key to the request that sent it
-// first, or says what became of that first request; then the first answer kept for the replays.
+// What an `Idempotency-Key` (IETF draft-ietf-httpapi-idempotency-key-header;
+// docs/decisions.md#safe-retries) needs from a store: one atomic step that either hands the key to
+// the request that sent it first, or says what became of that first request; then the first answer
+// kept for the replays.
 
 /** Which key: the client's `Idempotency-Key`, within its request target. */
 export interface KeyRef {
@@ -30,7 +31,9 @@ export type Begun =
   /** The first request with this key and body has not been answered yet. */
   | { outcome: 'in-flight' }
 
-/** How long a key is remembered, from its first request: 24 hours (decisions.md 8). */
+/**
+ * How long a key is remembered, from its first request: 24 hours (docs/decisions.md#safe-retries).
+ */
 export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
 
 /**
@@ -40,6 +43,15 @@ export const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
  * on after `DATABASE_STATEMENT_TIMEOUT_MS` plus a second.
  */
 export const LEASE_MS = 60 * 1000
+
+/**
+ * The times a `begin` at `at` (milliseconds since the epoch) goes by, the same in every store: a
+ * key first sent at or before `forgotten` is forgotten; the key it takes is held until
+ * `leaseUntil`.
+ */
+export function keyTimes(at: number): { forgotten: number; leaseUntil: number } {
+  return { forgotten: at - KEY_LIFETIME_MS, leaseUntil: at + LEASE_MS }
+}
 
 /**
  * The keys of idempotent requests, kept `KEY_LIFETIME_MS` from the first request (an injected

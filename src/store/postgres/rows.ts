@@ -3,7 +3,7 @@ export function first<R>({ rows }: { rows: R[] }): R | undefined {
   return rows[0]
 }
 
-/** Whether a statement changed at least one row. */
-export function changed({ rowCount }: { rowCount: number | null }): boolean {
+/** Whether a statement anyRowChanged at least one row. */
+export function anyRowChanged({ rowCount }: { rowCount: number | null }): boolean {
   return (rowCount ?? 0) > 0
 }

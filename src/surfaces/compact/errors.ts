@@ -1,15 +1,13 @@
-import { e3, e3Answer, frameworkText, storeFailures } from '../../http/e3.js'
 import { ApiError, type ErrorShape, type FrameworkFailure } from '../../http/errors.js'
-import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec, type Text } from '../../http/route-spec.js'
+import { e3, e3Error, e3Failures, frameworkText, sharedE3 } from './e3.js'
 import { JUDUL_MAX } from './schemas.js'
 
 // Surface B answers in three forms: E3 JSON `{ error }` for its own rules, plain text (E4) for
 // the body reader's rejections, and an empty body for unknown paths and methods. The form
 // travels in the error's code.
-const JSON_MESSAGE = 'E3'
 const PLAIN_TEXT = 'E4'
 const EMPTY = 'EMPTY'
 
@@ -26,12 +24,8 @@ export const compactErrors: ErrorShape = {
         return new ApiError(404, EMPTY, '')
       case 'client-error':
         return bodyRejected(failure.statusCode, 'Bad request')
-      case 'unavailable':
-        return new ApiError(503, JSON_MESSAGE, LAYANAN_TIDAK_TERSEDIA)
-      case 'internal':
-        return new ApiError(500, JSON_MESSAGE, 'terjadi kesalahan internal')
       default:
-        return new ApiError(...idempotencyE3(failure.kind))
+        return sharedE3(failure.kind)
     }
   },
   send(reply, error) {
@@ -43,46 +37,21 @@ export const compactErrors: ErrorShape = {
   },
 }
 
-/** The E3 message of a 503 (decisions.md 7), shared by surfaces B and C. */
-export const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
-
-/** The E3 message of a 412, `If-Match` not matching (decisions.md 8), shared by B and C. */
-export const VERSI_TIDAK_COCOK = 'versi tidak cocok'
-
-/** The E3 status and message of each `Idempotency-Key` refusal (decisions.md 8), B's and C's. */
-export function idempotencyE3(
-  kind: 'idempotency-key-invalid' | 'idempotency-key-in-use' | 'idempotency-key-reused',
-): [number, string, string] {
-  switch (kind) {
-    case 'idempotency-key-invalid':
-      return [400, JSON_MESSAGE, 'Idempotency-Key tidak valid']
-    case 'idempotency-key-reused':
-      return [422, JSON_MESSAGE, 'Idempotency-Key dipakai untuk permintaan lain']
-    case 'idempotency-key-in-use':
-      return [409, JSON_MESSAGE, 'permintaan dengan Idempotency-Key ini sedang diproses']
-  }
-}
-
 /** A rejection by the body reader: plain text, before any handler logic. */
 export function bodyRejected(statusCode: number, text: string): ApiError {
   return new ApiError(statusCode, PLAIN_TEXT, text)
 }
 
-export function rejected(statusCode: number, message: string): ApiError {
-  return new ApiError(statusCode, JSON_MESSAGE, message)
-}
-
 /** Ids are unsigned integers: digits only; past the largest id they name no task (404). */
 export const compactId: PathId = {
   form: /^[0-9]+$/,
-  invalid: (raw) => rejected(400, `Id "${raw}" bukan angka yang valid`),
+  invalid: (raw) => e3Error(400, `Id "${raw}" bukan angka yang valid`),
 }
 
-export const judulKosong = () => rejected(400, 'judul tidak boleh kosong')
-export const judulTerlaluPanjang = () => rejected(400, 'judul tidak boleh lebih dari 140 karakter')
-export const versiTidakCocok = () => rejected(412, VERSI_TIDAK_COCOK)
+export const judulKosong = () => e3Error(400, 'judul tidak boleh kosong')
+export const judulTerlaluPanjang = () => e3Error(400, 'judul tidak boleh lebih dari 140 karakter')
 export const tidakDitemukan = (raw: string) =>
-  rejected(404, `Tugas dengan id ${raw} tidak ditemukan`)
+  e3Error(404, `Tugas dengan id ${raw} tidak ditemukan`)
 
 /** The JSON types the body reader decodes fields into. */
 export type FieldType = 'string' | 'boolean'
@@ -124,14 +93,13 @@ export const failures = {
     `JSON: the id is not an unsigned integer (the message echoes it), or ${judulRule}.`,
     [idInvalid, ...JUDUL],
   ),
-  store: storeFailures(compactErrors),
-  idempotency: idempotencyFailures(compactErrors, e3Answer),
+  ...e3Failures(compactErrors),
 }
 
 /**
- * The body reader's plain-text answers (Part 2, E4), before any handler logic: 415 without a
- * JSON Content-Type, 413 over the body limit, 400 for JSON that does not parse, 422 for a body
- * that does not decode into `fields`; with the route's own JSON 400 (`rules`).
+ * The body reader's plain-text answers (E4, docs/http.md#error-shapes), before any handler logic:
+ * 415 without a JSON Content-Type, 413 over the body limit, 400 for JSON that does not parse, 422
+ * for a body that does not decode into `fields`; with the route's own JSON 400 (`rules`).
  */
 export function bodyReaderFailures(
   fields: Record<string, FieldType>,
@@ -163,7 +131,7 @@ export function bodyReaderFailures(
   }
 }
 
-/** What an unknown path under `/api` answers (decisions.md 2). */
+/** What an unknown path under `/api` answers (docs/decisions.md#unknown-paths-and-methods). */
 export const UNKNOWN_PATH: ResponseSpec = {
   description: 'No such path under `/api` (surface B): 404, empty body, whatever the request.',
 }

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import { useErrorShape } from '../../http/errors.js'
-import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies } from '../../http/json-body.js'
 import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
@@ -17,13 +16,13 @@ export { COMPACT_PREFIX, COMPACT_TAG, compactRoutes } from './routes.js'
  */
 export async function compactSurface(
   instance: FastifyInstance,
-  { routes, idempotency }: { routes: RouteSpec[]; idempotency: Idempotency },
+  { routes }: { routes: RouteSpec[] },
 ) {
   acceptJsonBodies(instance)
   useErrorShape(instance, compactErrors, { notFound: false })
   instance.register(async (unknown) => useErrorShape(unknown, compactErrors), {
     prefix: COMPACT_PREFIX,
   })
-  registerRoutes(instance, routes, { idempotency })
+  registerRoutes(instance, routes)
   answerOtherMethodsOf(instance, routes)
 }

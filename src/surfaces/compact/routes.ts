@@ -1,9 +1,9 @@
 import type { FastifyRequest, preParsingAsyncHookHandler } from 'fastify'
 import { Type } from 'typebox'
 import { withETag } from '../../http/conditional.js'
-import { itemRoutes } from '../../http/e3.js'
 import { idempotent } from '../../http/idempotency.js'
 import { created, locationHeader, type RouteSpec } from '../../http/route-spec.js'
+import { itemRoutes } from './e3.js'
 import {
   bodyReaderFailures,
   compactErrors,
@@ -11,7 +11,6 @@ import {
   failures,
   notServed,
   tidakDitemukan,
-  versiTidakCocok,
 } from './errors.js'
 import { CREATE_FIELDS, checkJudul, decode, REPLACE_FIELDS } from './rules.js'
 import { CompactTugas, Health, JUDUL_MAX } from './schemas.js'
@@ -26,7 +25,10 @@ export const COMPACT_TAG = {
     '`/api` is 404 and a method a path does not serve 405, both with an empty body.',
 }
 
-/** Where surface B lives: every path at or below it is B's (decisions.md 2). */
+/**
+ * Where surface B lives: every path at or below it is B's
+ * (docs/decisions.md#unknown-paths-and-methods).
+ */
 export const COMPACT_PREFIX = '/api'
 
 export interface CompactRouteOptions {
@@ -43,9 +45,9 @@ const contentTypeRequired: preParsingAsyncHookHandler = async (request: FastifyR
 }
 
 /**
- * Surface B's routes, at their full paths under `/api`. Checks run in the order of Part 1: the
- * id (`onRequest`), then the body reader (content type, JSON, field types), then `judul`, then
- * existence.
+ * Surface B's routes, at their full paths under `/api`. Checks run in the order of
+ * docs/compact.md#rules: the id (`onRequest`), then the body reader (content type, JSON, field
+ * types), then `judul`, then existence.
  */
 export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteSpec[] {
   const { read, remove, idFirst, tagged, guarded, write } = itemRoutes<CompactTugas>({
@@ -57,11 +59,9 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
     idDescription:
       'Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is ' +
       '400; digits no task can have (`0`, past 9007199254740991) are 404.',
-    responses: { 400: failures.invalidId, 404: failures.notFound, ...failures.store },
+    failures,
     notFound: tidakDitemukan,
-    preconditionFailed: versiTidakCocok,
-    find: (id) => store.get(id),
-    remove: (id, precondition) => store.delete(id, precondition),
+    store,
   })
   const routes: Omit<RouteSpec, 'tags' | 'otherMethods'>[] = [
     {

@@ -1,6 +1,6 @@
 // Surface B's body decoding (the body reader: 422 plain text for a missing or mistyped field)
 // and its `judul` rule (400 E3), kept apart because they answer in different forms.
-import { codePointLength, field, isPlainObject } from '../../http/text.js'
+import { codePointLength, field, isPlainObject } from '../../text.js'
 import {
   type FieldType,
   fieldMissing,

@@ -19,8 +19,8 @@ export const HEALTH_TAG = {
 }
 
 /**
- * `GET /health/ready` (decisions.md 7): 200 when every configured backing service answers,
- * else 503 naming which does not. `GET /api/health` stays surface B's liveness answer.
+ * `GET /health/ready` (docs/decisions.md#readiness): 200 when every configured backing service
+ * answers, else 503 naming which does not. `GET /api/health` stays surface B's liveness answer.
  */
 export function readinessRoute(checks: () => Promise<Record<string, boolean>>): RouteSpec {
   return {

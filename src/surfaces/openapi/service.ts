@@ -1,10 +1,10 @@
 import type { Config } from '../../config.js'
-import { E2Body, E2FieldsBody } from '../../http/e2.js'
 import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
 import { CompactTugas } from '../compact/schemas.js'
 import { HEALTH_TAG } from '../health/index.js'
 import { Dokumen } from '../supporting/documents/schemas.js'
+import { E2Body, E2FieldsBody } from '../supporting/e2.js'
 import { SUPPORTING_TAG } from '../supporting/index.js'
 import { Pesanan } from '../supporting/orders/schemas.js'
 import { Produk, ProdukV1, ProdukV2 } from '../supporting/products/schemas.js'
@@ -50,14 +50,14 @@ const withClientErrors = (route: RouteSpec): RouteSpec =>
     : { ...route, responses: { ...route.responses, ...PARSER_REFUSALS } }
 
 /**
- * The service's self-description for the running configuration: surface A under the server
- * prefix `/v1` (Part 2: the server `{origin}/v1`), and every operation served outside it (the v2
- * task list, surfaces B and C, surface D with the product versions) with its own `servers`
- * (`{origin}`). Every server URL starts with the variable `origin`, the service's address, so
- * that tools which need an absolute URL (Postman's importer, openapi-to-postmanv2) resolve every
- * operation from that one variable; its default is set, as the document is served, to the origin
- * the request was sent to (`withOrigin`). Only what this configuration serves is listed, each
- * with the responses it can give.
+ * The service's self-description for the running configuration: surface A under the server prefix
+ * `/v1` (the server `{origin}/v1`, docs/openapi.md#surface-e-get-openapijson), and every operation
+ * served outside it (the v2 task list, surfaces B and C, surface D with the product versions) with
+ * its own `servers` (`{origin}`). Every server URL starts with the variable `origin`, the service's
+ * address, so that tools which need an absolute URL (Postman's importer, openapi-to-postmanv2)
+ * resolve every operation from that one variable; its default is set, as the document is served, to
+ * the origin the request was sent to (`withOrigin`). Only what this configuration serves is listed,
+ * each with the responses it can give.
  */
 export function serviceDocument(config: Config, routes: DocumentedRoutes) {
   const modes = `TUGAS_VERSIONING=${config.tugasVersioning}, PRODUK_VERSIONING=${config.produkVersioning}, USERS_VARIANT=${config.usersVariant}, TODOS_VARIANT=${config.todosVariant}`

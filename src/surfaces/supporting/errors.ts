@@ -1,18 +1,18 @@
 // Every error surface D returns, and how its routes document them: E2 with the map `details`.
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import { E2Body, e2Shape } from '../../http/e2.js'
-import { storeFailures } from '../../http/e3.js'
 import { ApiError, type ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import { idOf, type PathId, type SegmentId } from '../../http/path-id.js'
 import type { HeaderSpec, ParameterSpec, ResponseSpec } from '../../http/route-spec.js'
-import type { Identity } from '../../seed.js'
+import { storeFailures } from '../../http/store-failures.js'
+import type { Identity } from './access/identity.js'
+import { E2Body, e2Shape } from './e2.js'
 
 const detailsShape = e2Shape('details')
 
-/** The challenge every 401 of surface D carries (Part 2, Authentication rule 3). */
+/** The challenge every 401 of surface D carries (docs/supporting.md#credentials-and-roles). */
 export const CHALLENGE = 'Bearer realm="api"'
 
 /**

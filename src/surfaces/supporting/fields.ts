@@ -1,8 +1,9 @@
-import { field, isPlainObject } from '../../http/text.js'
+import { field, isPlainObject } from '../../text.js'
 
 /**
  * Reads a JSON body's fields for the E2 create rules: a body that is not an object has none of
- * them, so each required field is reported missing, together (Part 2: all violations at once).
+ * them, so each required field is reported missing, together (all violations at once:
+ * docs/supporting.md#users).
  */
 export function bodyFields(body: unknown): (name: string) => unknown {
   const fields = isPlainObject(body) ? body : {}
@@ -15,7 +16,7 @@ export function nonBlankText(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed
 }
 
-/** An email: text with an at-sign (the one rule Part 1 gives), trimmed. */
+/** An email: text with an at-sign, trimmed (docs/supporting.md#users). */
 export function emailAddress(value: unknown): string | undefined {
   const email = nonBlankText(value)
   return email?.includes('@') ? email : undefined

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { ProdukVersioning, UsersVariant } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
-import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
 import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
+import { admitsCredentials } from './access/guard.js'
 import type { CredentialStore } from './access/store.js'
 import { documentRoutes } from './documents/routes.js'
 import type { DocumentStore } from './documents/store.js'
@@ -87,10 +87,11 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
  */
 export async function supportingSurface(
   instance: FastifyInstance,
-  { routes, idempotency }: { routes: RouteSpec[]; idempotency: Idempotency },
+  { routes }: { routes: RouteSpec[] },
 ) {
+  admitsCredentials(instance)
   acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE })
   useErrorShape(instance, supportingErrors, { notFound: false })
-  registerRoutes(instance, routes, { idempotency })
+  registerRoutes(instance, routes)
   answerOtherMethodsOf(instance, routes)
 }

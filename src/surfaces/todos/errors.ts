@@ -1,40 +1,36 @@
-// Every error surface C returns, and how its routes document them: E3 `{ error: <message> }`
-// with the exact texts of Part 2; E2 with `fields` on the priority variant's `POST /todos`; a
-// plain-text 405.
+// Every error surface C returns, and how its routes document them: E3 `{ error: <message> }` with
+// the exact texts of docs/todos.md#todos_variantbasic-default; E2 with `fields` on the priority
+// variant's `POST /todos`; a plain-text 405.
 import type { FastifyReply } from 'fastify'
-import { E2FieldsBody, e2Shape } from '../../http/e2.js'
-import { e3, e3Answer, frameworkText, storeFailures } from '../../http/e3.js'
-import { ApiError, type ErrorShape } from '../../http/errors.js'
+import type { ApiError, ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec } from '../../http/route-spec.js'
-import { idempotencyE3, LAYANAN_TIDAK_TERSEDIA, VERSI_TIDAK_COCOK } from '../compact/errors.js'
+import { storeFailures } from '../../http/store-failures.js'
+import { e3, e3Error, e3Failures, frameworkText, sharedE3 } from '../compact/e3.js'
+import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
 import { PRIORITY_BODY_LIMIT } from './schemas.js'
 
-const E3 = 'E3'
-const rejected = (statusCode: number, message: string) => new ApiError(statusCode, E3, message)
-
-/** Surface C's shape E3: `{ error: <message> }`, with the exact texts of Part 2. */
+/**
+ * Surface C's shape E3: `{ error: <message> }`, with the exact texts of
+ * docs/todos.md#todos_variantbasic-default.
+ */
 export const todosErrors: ErrorShape = {
   fromFramework(failure) {
     switch (failure.kind) {
       case 'malformed-json':
         return bodyBukanJson()
       case 'body-too-large':
-        return rejected(413, `body melebihi batas ${failure.limit} byte`)
+        return e3Error(413, `body melebihi batas ${failure.limit} byte`)
       case 'unsupported-media-type':
-        return rejected(415, 'Content-Type tidak didukung')
+        return e3Error(415, 'Content-Type tidak didukung')
       case 'not-found':
-        return rejected(404, 'tidak ditemukan')
+        return e3Error(404, 'tidak ditemukan')
       case 'client-error':
-        return rejected(failure.statusCode, 'permintaan tidak valid')
-      case 'unavailable':
-        return rejected(503, LAYANAN_TIDAK_TERSEDIA)
-      case 'internal':
-        return rejected(500, 'terjadi kesalahan internal')
+        return e3Error(failure.statusCode, 'permintaan tidak valid')
       default:
-        return new ApiError(...idempotencyE3(failure.kind))
+        return sharedE3(failure.kind)
     }
   },
   send(reply, error) {
@@ -42,15 +38,14 @@ export const todosErrors: ErrorShape = {
   },
 }
 
-export const bodyBukanJson = () => rejected(400, 'body bukan JSON yang valid')
-export const titleWajibDiisi = () => rejected(400, 'title wajib diisi')
-export const versiTidakCocok = () => rejected(412, VERSI_TIDAK_COCOK)
-export const tugasTidakDitemukan = () => rejected(404, 'tugas tidak ditemukan')
+export const bodyBukanJson = () => e3Error(400, 'body bukan JSON yang valid')
+export const titleWajibDiisi = () => e3Error(400, 'title wajib diisi')
+export const tugasTidakDitemukan = () => e3Error(404, 'tugas tidak ditemukan')
 
 /** Ids are integers: an optional sign and digits; one no store holds names no todo (404). */
 export const todoId: PathId = {
   form: /^[+-]?[0-9]+$/,
-  invalid: () => rejected(400, 'id harus angka'),
+  invalid: () => e3Error(400, 'id harus angka'),
 }
 
 /** The 405 of `/todos` and `/todos/<id>`: plain text (E4). */
@@ -81,8 +76,7 @@ export const failures = {
     e3(`The body is over ${bodyLimit} bytes.`, [
       frameworkText(todosErrors, { kind: 'body-too-large', limit: bodyLimit }),
     ]),
-  store: storeFailures(todosErrors),
-  idempotency: idempotencyFailures(todosErrors, e3Answer),
+  ...e3Failures(todosErrors),
 }
 
 /** A todo's E2 failure in the priority variant. */

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify'
 import { useErrorShape } from '../../http/errors.js'
-import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
 import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
 import { registerRoutes } from '../../http/route-spec.js'
@@ -16,15 +15,13 @@ export { TODOS_TAG, type TodosRouteTable, todosRouteTable } from './routes.js'
  */
 export async function todosSurface(
   instance: FastifyInstance,
-  { table, idempotency }: { table: TodosRouteTable; idempotency: Idempotency },
+  { table }: { table: TodosRouteTable },
 ) {
   useErrorShape(instance, todosErrors, { notFound: false })
   registerRoutes(instance, table.basic, {
-    idempotency,
     bodies: (basic) => acceptJsonBodies(basic, { anyContentType: true }),
   })
   registerRoutes(instance, table.priority, {
-    idempotency,
     bodies(priority) {
       acceptJsonBodies(priority, { mediaType: JSON_CONTENT_TYPE, bodyLimit: PRIORITY_BODY_LIMIT })
       useErrorShape(priority, priorityErrors, { notFound: false })

@@ -1,33 +1,25 @@
-import { MemoryCollection } from '../../store/memory-collection.js'
+import { MemoryItems } from '../../store/memory-collection.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { TodoFields } from './rules.js'
 import type { Todo } from './schemas.js'
 import type { NewTodo, TodoStore } from './store.js'
 
 /** Surface C's todos in process memory. */
-export class MemoryTodoStore implements TodoStore {
-  readonly #todos = new MemoryCollection<Todo>()
-
-  constructor(private readonly now: () => Date = () => new Date()) {}
-
-  async list() {
-    return this.#todos.list()
-  }
-
-  async get(id: number) {
-    return this.#todos.get(id)
+export class MemoryTodoStore extends MemoryItems<Todo> implements TodoStore {
+  constructor(private readonly now: () => Date = () => new Date()) {
+    super()
   }
 
   async create(fields: NewTodo) {
     const created_at = this.now().toISOString()
-    return this.#todos.add((id) => ({ id, ...fields, created_at }))
+    return this.items.add((id) => ({ id, ...fields, created_at }))
   }
 
   async replace(id: number, { title, done }: TodoFields, precondition?: Precondition<Todo>) {
-    return this.#todos.change(id, (current) => ({ ...current, title, done }), precondition)
+    return this.items.change(id, (current) => ({ ...current, title, done }), precondition)
   }
 
   async delete(id: number, precondition?: Precondition<Todo>) {
-    return this.#todos.delete(id, precondition)
+    return this.items.delete(id, precondition)
   }
 }

@@ -1,7 +1,5 @@
-import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
-import { writeIfLocked } from '../../store/postgres/precondition.js'
-import { changed, first } from '../../store/postgres/rows.js'
+import { PgItems, table } from '../../store/postgres/table.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { TodoFields } from './rules.js'
@@ -31,54 +29,37 @@ function todoOf(row: TodoRow): Todo {
   }
 }
 
-const readTodo = readById('todos', TODO, todoOf)
+const todos = table('todos', TODO, todoOf)
 
 /**
  * Surface C's todos in PostgreSQL; `created_at` comes from the service's clock. A write with a
  * precondition is one transaction (the row locked, the precondition, the statement).
  */
-export class PgTodoStore implements TodoStore {
+export class PgTodoStore extends PgItems<Todo> implements TodoStore {
   constructor(
-    private readonly db: Queryable,
+    db: Queryable,
     private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  async list() {
-    return (await this.db.query<TodoRow>(`SELECT ${TODO} FROM todos ORDER BY id`)).rows.map(todoOf)
+  ) {
+    super(db, todos)
   }
-
-  async get(id: number) {
-    return readTodo(this.db, id)
-  }
-
-  /** The todo locked until the transaction `db` is in ends. */
-  readonly #locked = (id: number) => (db: Queryable) => readTodo(db, id, true)
 
   async create({ title, done, priority, due_date }: NewTodo) {
-    const result = await this.db.query<TodoRow>(
+    const created = await todos.returning(
+      this.db,
       `INSERT INTO todos (title, done, priority, due_date, created_at)
-       VALUES ($1, $2, $3, $4, $5) RETURNING ${TODO}`,
+       VALUES ($1, $2, $3, $4, $5)`,
       // The instant as text with its `Z`: a Date would be sent in the process's time zone.
       [toText(title), done, priority ?? null, due_date ?? null, this.now().toISOString()],
     )
-    return todoOf(first(result) as TodoRow)
+    return created as Todo
   }
 
   async replace(id: number, { title, done }: TodoFields, precondition?: Precondition<Todo>) {
-    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) => {
-      const row = first(
-        await db.query<TodoRow>(
-          `UPDATE todos SET title = $2, done = $3 WHERE id = $1 RETURNING ${TODO}`,
-          [id, toText(title), done],
-        ),
-      )
-      return row && todoOf(row)
-    })
+    const statement = 'UPDATE todos SET title = $2, done = $3 WHERE id = $1'
+    return todos.update(this.db, id, precondition, statement, [id, toText(title), done])
   }
 
   async delete(id: number, precondition?: Precondition<Todo>) {
-    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
-      changed(await db.query('DELETE FROM todos WHERE id = $1', [id])),
-    )
+    return todos.remove(this.db, id, precondition)
   }
 }

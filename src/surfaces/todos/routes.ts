@@ -1,16 +1,16 @@
 import { type TSchema, Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
 import { withETag } from '../../http/conditional.js'
-import { sentBody } from '../../http/e2.js'
-import { itemRoutes } from '../../http/e3.js'
 import { idempotent } from '../../http/idempotency.js'
-import { requireJsonContentType } from '../../http/json-body.js'
+import { requireJsonContentType } from '../../http/json-content-type.js'
 import {
   created,
   locationHeader,
   type ResponseSpec,
   type RouteSpec,
 } from '../../http/route-spec.js'
+import { itemRoutes } from '../compact/e3.js'
+import { sentBody } from '../supporting/e2.js'
 import {
   failures,
   notServed,
@@ -18,7 +18,6 @@ import {
   priorityFailures,
   todoId,
   tugasTidakDitemukan,
-  versiTidakCocok,
 } from './errors.js'
 import { checkPriorityTodo, readTodo } from './rules.js'
 import {
@@ -73,11 +72,9 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
     idDescription:
       'Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer ' +
       'no todo can have (`0`, `-1`, past 9007199254740991) is 404.',
-    responses: { 400: failures.invalidId, 404: failures.notFound, ...failures.store },
+    failures,
     notFound: tugasTidakDitemukan,
-    preconditionFailed: versiTidakCocok,
-    find: (id) => store.get(id),
-    remove: (id, precondition) => store.delete(id, precondition),
+    store,
   })
   const tooLarge = failures.tooLarge(bodyLimit)
   const createdAnswer = (schema: TSchema): ResponseSpec => ({

@@ -1,5 +1,5 @@
-import { validationError } from '../../http/e2.js'
-import { field, isPlainObject } from '../../http/text.js'
+import { field, isPlainObject } from '../../text.js'
+import { validationError } from '../supporting/e2.js'
 import { bodyBukanJson, titleWajibDiisi } from './errors.js'
 import { PRIORITY_MAX, PRIORITY_MIN } from './schemas.js'
 
@@ -55,9 +55,9 @@ function isCalendarDate(value: string): boolean {
 }
 
 /**
- * The priority variant's body (step 4 of Part 1): every field is checked and every violation
- * reported together, 400 VALIDATION_ERROR with the map `fields`. `title` is trimmed, then
- * counted in UTF-8 bytes.
+ * The priority variant's body (step 4 of docs/todos.md#todos_variantpriority): every field is
+ * checked and every violation reported together, 400 VALIDATION_ERROR with the map `fields`.
+ * `title` is trimmed, then counted in UTF-8 bytes.
  */
 export function checkPriorityTodo(body: unknown): PriorityTodoFields {
   const fields = isPlainObject(body) ? body : {}

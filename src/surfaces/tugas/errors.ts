@@ -1,9 +1,10 @@
 // Every error surface A returns, and how its routes document them: E1 bodies.
-import { storeFailures } from '../../http/e3.js'
+
 import type { ErrorShape } from '../../http/errors.js'
 import { ApiError } from '../../http/errors.js'
 import { idempotencyFailures, KEY_RULE } from '../../http/idempotency.js'
 import type { ResponseSpec } from '../../http/route-spec.js'
+import { storeFailures } from '../../http/store-failures.js'
 import { ErrorBody } from './schemas.js'
 
 /** Surface A's error shape E1: `{ error: { kode, pesan, detail? } }`, `detail` only on 422. */
@@ -131,7 +132,7 @@ const e1Answer = (description: string, { code }: ApiError) =>
   errorResponse(`${description} (\`${code}\`).`)
 export const notFound = errorResponse('Task not found (`TIDAK_ADA`), or no such endpoint.')
 export const taskOrCommentNotFound = errorResponse('Task or comment not found (`TIDAK_ADA`).')
-export const changed = errorResponse(
+export const versionMismatch = errorResponse(
   '`If-Match` names no tag of the task as it is now (`VERSI_TIDAK_COCOK`): nothing changed.',
 )
 const malformed = errorResponse('Body is not valid JSON (`JSON_TIDAK_VALID`).')

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { TugasVersioning } from '../../config.js'
 import { useErrorShape } from '../../http/errors.js'
-import type { Idempotency } from '../../http/idempotency.js'
 import { acceptJsonBodies } from '../../http/json-body.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import { e1 } from './errors.js'
@@ -39,9 +38,9 @@ export interface TugasRouteTable {
 }
 
 /**
- * Surface A at `''` and `/v1` (decisions.md 3) with `GET /tugas` in the form `versioning`
- * asks for, plus `GET /v2/tugas` in every mode:
- * - `none`: Part 1's list at both bases;
+ * Surface A at `''` and `/v1` (docs/decisions.md#surface-a-under-v1) with `GET /tugas` in the form
+ * `versioning` asks for, plus `GET /v2/tugas` in every mode:
+ * - `none`: the task list of docs/tugas.md#the-list at both bases;
  * - `path`: `GET /tugas` is the 404 pointing to the versions, `GET /v1/tugas` the v1 form;
  * - `header`: `GET /tugas` (and its `/v1` alias, same handler) chooses by `Accept`.
  */
@@ -79,11 +78,11 @@ export function tugasRouteTable({
  */
 export async function tugasSurface(
   instance: FastifyInstance,
-  { table, idempotency }: { table: TugasRouteTable; idempotency: Idempotency },
+  { table }: { table: TugasRouteTable },
 ) {
   acceptJsonBodies(instance)
   useErrorShape(instance, e1, { notFound: false })
   for (const { base, routes } of table.served) {
-    registerRoutes(instance, routes, { base, idempotency })
+    registerRoutes(instance, routes, { base })
   }
 }

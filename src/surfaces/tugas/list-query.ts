@@ -1,5 +1,5 @@
-// The query of `GET /tugas`: which form answers, and the four parameters' rules. Every
-// violation is collected (Part 1, list rule 1), in the order Part 2 lists them.
+// The query of `GET /tugas`: which form answers, and the four parameters' rules. Every violation is
+// collected (docs/tugas.md#the-list), in the order docs/tugas.md#errors lists them.
 import type { Checked } from './rules.js'
 import { BATAS_MAX, TUGAS_STATUSES, type TugasStatus } from './schemas.js'
 

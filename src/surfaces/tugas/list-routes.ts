@@ -1,5 +1,6 @@
-// The task list in each of its forms: Part 1's list (flat array or page envelope), and Part 2's
-// versions: v1 `[{ id, nama }]`, v2 the page envelope, chosen by path or by Accept.
+// The task list in each of its forms: the unversioned list (flat array or page envelope,
+// docs/tugas.md#the-list), and the versions (docs/versioning.md): v1 `[{ id, nama }]`, v2 the page
+// envelope, chosen by path or by Accept.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { parseAccept } from '../../http/accept.js'
@@ -20,7 +21,10 @@ import { checkPageQuery, SORT_FIELDS, wantsPage } from './list-query.js'
 import { BATAS_MAX, TUGAS_STATUSES, TugasList, TugasPage, TugasV1List } from './schemas.js'
 import type { TugasStore } from './store.js'
 
-/** Part 2: the v2 list pages by 10 unless `batas` says otherwise, whatever TUGAS_BATAS_DEFAULT. */
+/**
+ * The v2 list pages by 10 unless `batas` says otherwise, whatever TUGAS_BATAS_DEFAULT
+ * (docs/decisions.md#v2-page-size).
+ */
 export const V2_BATAS_DEFAULT = 10
 
 export const V2_MEDIA_TYPE = 'application/vnd.tugas.v2+json'
@@ -90,7 +94,10 @@ const v2Response: ResponseSpec = {
   schema: TugasPage,
 }
 
-/** Part 1's `GET /tugas`: a flat array, or the page envelope when any list parameter is sent. */
+/**
+ * The unversioned `GET /tugas` (docs/tugas.md#the-list): a flat array, or the page envelope when
+ * any list parameter is sent.
+ */
 export function part1List(store: TugasStore, batasDefault: number): RouteSpec {
   return {
     method: 'GET',
@@ -174,9 +181,9 @@ export function unversionedList(): RouteSpec {
 }
 
 /**
- * Part 2's header versioning: a media range naming the v2 type gives v2, otherwise a range
- * mentioning `json` gives v1, otherwise 406. A range of weight 0 ("not acceptable") names
- * nothing. No Accept, or `*\/*`, mentions no JSON type: 406.
+ * Header versioning (docs/versioning.md#tugas_versioningheader): a media range naming the v2 type
+ * gives v2, otherwise a range mentioning `json` gives v1, otherwise 406. A range of weight 0 ("not
+ * acceptable") names nothing. No Accept, or `*\/*`, mentions no JSON type: 406.
  */
 export function chooseVersion(accept: string | undefined): 'v1' | 'v2' | undefined {
   const acceptable = parseAccept(accept).filter((range) => range.q > 0)

@@ -20,7 +20,7 @@ const unitAt = (text: string, at: number) => (at < text.length ? text.charCodeAt
  * The title order's key (see CountedTree): the title's first three code units as one number,
  * which orders titles as byTitle does wherever two keys differ.
  */
-const titleKey = ({ title }: Tugas) =>
+const titlePrefixKey = ({ title }: Tugas) =>
   unitAt(title, 0) * 2 ** 32 + unitAt(title, 1) * 2 ** 16 + unitAt(title, 2)
 const idKey = (task: Tugas) => task.id
 
@@ -40,7 +40,7 @@ export class MemoryTugasStore implements TugasStore {
   /** Only tasks that have comments: most have none. */
   readonly #comments = new Map<number, Komentar[]>()
   readonly #byId = new CountedTree<Tugas>(byId, groupOf, STATUSES.length, idKey)
-  readonly #byTitle = new CountedTree<Tugas>(byTitle, groupOf, STATUSES.length, titleKey)
+  readonly #byTitle = new CountedTree<Tugas>(byTitle, groupOf, STATUSES.length, titlePrefixKey)
   #nextId = 1
   #nextCommentId = 1
 

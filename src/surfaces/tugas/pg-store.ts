@@ -2,13 +2,13 @@ import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../store/postgres/errors.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
-import { changed, first } from '../../store/postgres/rows.js'
+import { anyRowChanged, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { SortField } from './list-query.js'
 import type { TugasInput } from './rules.js'
 import type { Komentar, Tugas } from './schemas.js'
-import { titleKey } from './sort-key.js'
+import { titleSortKey } from './sort-key.js'
 import type { TugasQuery, TugasSlice, TugasStore } from './store.js'
 
 const TASK = 'id, title, status'
@@ -83,7 +83,7 @@ export class PgTugasStore implements TugasStore {
   async create({ title, status }: TugasInput) {
     const result = await this.db.query<Tugas>(
       `INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING ${TASK}`,
-      [toText(title), titleKey(title), status],
+      [toText(title), titleSortKey(title), status],
     )
     return task(first(result) as Tugas)
   }
@@ -101,7 +101,7 @@ export class PgTugasStore implements TugasStore {
          ORDER BY n RETURNING ${TASK}`,
         [
           batch.map(({ title }) => toText(title)),
-          batch.map(({ title }) => titleKey(title)),
+          batch.map(({ title }) => titleSortKey(title)),
           batch.map(({ status }) => status),
         ],
       )
@@ -127,7 +127,7 @@ export class PgTugasStore implements TugasStore {
       [
         id,
         title === undefined ? null : toText(title),
-        title === undefined ? null : titleKey(title),
+        title === undefined ? null : titleSortKey(title),
         status ?? null,
       ],
     )
@@ -137,7 +137,7 @@ export class PgTugasStore implements TugasStore {
 
   async delete(id: number, precondition?: Precondition<Tugas>) {
     return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
-      changed(await db.query('DELETE FROM tugas WHERE id = $1', [id])),
+      anyRowChanged(await db.query('DELETE FROM tugas WHERE id = $1', [id])),
     )
   }
 

@@ -19,7 +19,6 @@ import {
 } from '../../http/route-spec.js'
 import {
   bodyErrors,
-  changed,
   commentNotFound,
   invalidBody,
   keyErrors,
@@ -29,6 +28,7 @@ import {
   taskChanged,
   taskNotFound,
   taskOrCommentNotFound,
+  versionMismatch,
 } from './errors.js'
 import { checkKomentar, checkTugas, checkTugasPatch } from './rules.js'
 import { Komentar, KomentarBaru, Tugas, TugasBaru, TugasPatch } from './schemas.js'
@@ -38,7 +38,7 @@ export interface TugasRouteOptions {
   store: TugasStore
   /** Path prefix the routes are served under (`''` or `/v1`); Location headers keep it. */
   base: string
-  /** `GET /tugas` at this base: Part 1's list, or a versioned form (list-routes.ts). */
+  /** `GET /tugas` at this base: docs/tugas.md#the-list, or a versioned form (list-routes.ts). */
   list: RouteSpec
 }
 
@@ -149,7 +149,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           return taggedTask.send(reply, task)
         },
       },
-      changed,
+      versionMismatch,
     ),
     conditionalWrite(
       {
@@ -179,7 +179,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           return taggedTask.send(reply, task)
         },
       },
-      changed,
+      versionMismatch,
     ),
     conditionalWrite(
       {
@@ -202,7 +202,7 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           return reply.code(204).send()
         },
       },
-      changed,
+      versionMismatch,
     ),
     {
       method: 'GET',

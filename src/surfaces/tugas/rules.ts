@@ -1,6 +1,6 @@
-// Surface A's body rules, written out because their order and wording are contract (Part 2,
-// "Body violations reported in detail"): every violation that applies, in this order.
-import { codePointLength, field, isPlainObject } from '../../http/text.js'
+// Surface A's body rules, written out because their order and wording are contract
+// (docs/tugas.md#rules, docs/tugas.md#errors): every violation that applies, in this order.
+import { codePointLength, field, isPlainObject } from '../../text.js'
 import { ISI_MAX, TITLE_MAX, TITLE_MIN, TUGAS_STATUSES, type TugasStatus } from './schemas.js'
 
 export const violationTexts = {

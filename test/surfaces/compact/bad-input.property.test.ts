@@ -7,17 +7,22 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import type { FastifyInstance } from 'fastify'
-import { conditionalHeadersProperty } from '../../conditional-kit.js'
-import { call, json, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
-
-/** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
-const PARAMETERS = { numRuns: 150, includeErrorInReport: true }
+import {
+  anyIdOf,
+  BODY_LIMIT,
+  conditionalHeaders,
+  ItemApps,
+  type ItemSurface,
+  type Oracle,
+  overTheLimit,
+  PARAMETERS,
+  plausibleId,
+  sharedProperties,
+} from '../../support/bad-input.js'
 
 const STATUSES = new Set([200, 201, 204, 400, 404, 405, 413, 415, 422])
 const PLAIN = 'text/plain; charset=utf-8'
-const BODY_LIMIT = 1024 * 1024
 const JUDUL_MAX = 140
 
 const KOSONG = 'judul tidak boleh kosong'
@@ -51,8 +56,8 @@ type Target =
 function targetOf(url: string): Target {
   const path = url.split('?', 1)[0] ?? ''
   assert.ok(path.startsWith('/api/'), `not a surface B URL: ${url}`)
-  // Each segment is read alone; one that cannot be decoded is its own text (README, Paths), so
-  // `/api/tugas/%zz` is an item whose id `%zz` is no number.
+  // Each segment is read alone; one that cannot be decoded is its own text (docs/compact.md#rules),
+  // so `/api/tugas/%zz` is an item whose id `%zz` is no number.
   const segments = path.slice('/api/'.length).split('/').map(kit.segmentAsRead)
   const [first, second, ...rest] = segments
   if (rest.length > 0) return { kind: 'unknown' }
@@ -63,8 +68,8 @@ function targetOf(url: string): Target {
 }
 
 /**
- * Ids are unsigned integers, digits only (README); one that no task can have (0, past the
- * largest id, 500 digits) is well-formed and simply names no task.
+ * Ids are unsigned integers, digits only (docs/compact.md#rules); one that no task can have (0,
+ * past the largest id, 500 digits) is well-formed and simply names no task.
  */
 function idOf(raw: string): number | undefined {
   return /^[0-9]+$/.test(raw) ? Number(raw) : undefined
@@ -87,8 +92,8 @@ interface Model {
 }
 
 /**
- * The answers the spec allows for `sent` given the stored tasks: Part 1 surface B, Part 2 E3
- * and E4, decisions.md 2 and 6, and the README where the spec leaves a choice open.
+ * The answers the spec allows for `sent` given the stored tasks: Part 1 surface B, Part 2 E3 and
+ * E4, the spec's decisions 2 and 6, and docs/decisions.md where the spec leaves a choice open.
  */
 function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
   const notFound = (raw: string, id: number): Outcome => ({
@@ -146,7 +151,8 @@ function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
 
 /**
  * Rule 2 (the body reader, plain text), then the `judul` rule (E3), then `then`. `+json` media
- * types may be read as JSON too (README), or refused like any other non-JSON type.
+ * types may be read as JSON too (docs/decisions.md#json-content-types), or refused like any other
+ * non-JSON type.
  */
 function bodyRead(
   sent: kit.Sent,
@@ -307,86 +313,43 @@ function remember(outcome: Outcome, model: Model): void {
   if (outcome.kind === 'none') model.tasks.delete(outcome.deleted)
 }
 
-interface Harness {
-  model: Model
-  /** Sends the request, checks the answer against the shape rules and the spec; returns it. */
-  send(sent: kit.Sent): Promise<kit.Answer & { json: unknown }>
+/** Surface B's rules over a model of the stored tasks; its apps have the default settings. */
+const surfaceB: ItemSurface<Model> = {
+  collection: '/api/tugas',
+  config: {},
+  model: () => ({ tasks: new Map(), created: 0 }),
+  oracle: (model, inject): Oracle<kit.Sent, Target, Outcome> => ({
+    inject,
+    describe: (sent, url, answer) => kit.describeRequest(sent, url, answer, 200),
+    targetOf,
+    assertShape: (_sent, target, answer, what) => assertShape(target, answer, what),
+    expected: (sent, target) => expected(sent, target, model),
+    assertOutcome: (outcome, _sent, answer, what) => assertOutcome(outcome, answer, model, what),
+    remember: (outcome) => remember(outcome, model),
+    assertNotPolluted,
+  }),
+  seedBody: (i) => ({ judul: `Tugas ${i}` }),
+  assertNotPolluted,
 }
 
-function harness(app: FastifyInstance): Harness {
-  const model: Model = { tasks: new Map(), created: 0 }
-
-  async function send(sent: kit.Sent) {
-    // Through `call`: every answer is also checked against the app's own /openapi.json.
-    const { answer, url } = await kit.inject(app, sent, call)
-    const what = kit.describeRequest(sent, url, answer, 200)
-    const target = targetOf(url)
-    assertShape(target, answer, what)
-
-    const outcomes = expected(sent, target, model)
-    const matched = kit.matchOutcome(outcomes, answer, what, (outcome) => {
-      assertOutcome(outcome, answer, model, what)
-    })
-    remember(matched, model)
-    assertNotPolluted()
-    return kit.withJson(answer)
-  }
-
-  return { model, send }
-}
-
-async function withHarness(run: (h: Harness) => Promise<void>): Promise<void> {
-  const app = await testApp()
-  await kit.withApp(app, () => run(harness(app)), assertNotPolluted)
-}
-
-/** Creates `count` tasks, so that ids 1 to `count` exist at first. */
-function seed(h: Harness, count: number): Promise<void> {
-  return kit.seed(h.send, count, '/api/tugas', (i) => ({ judul: `Tugas ${i}` }))
-}
+const apps = new ItemApps()
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
-/** Ids of tasks that exist (after seeding), and a few that do not. */
-const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
-
-/** Any id a client might put in the path: numbers, numbers in disguise, text, broken escapes. */
-const anyId = fc.oneof(
-  plausibleId,
-  ...kit.numericIds,
-  fc.constantFrom(
-    '0',
-    '00',
-    '007',
-    '-0',
-    '-1',
-    '+1',
-    '%2B1',
-    '1.5',
-    '1.0',
-    '1e3',
-    '1E3',
-    '0x10',
-    '99999999999999999999',
-    '9007199254740991',
-    '9007199254740992',
-    '%00',
-    '%20',
-    '%201',
-    '1%20',
-    '%zz',
-    '%',
-    '%E9',
-    '%C3%A9',
-    '%2F',
-    '1%2F2',
-    ...kit.ODD_IDS,
-    encodeURIComponent('１'),
-  ),
-  ...kit.encodedIds,
-  ...kit.longIds,
-  kit.undecodableIds,
+/** Any id a client might put in the path (`anyIdOf`), with these numbers in disguise. */
+const anyId = anyIdOf(
+  ...kit.SIGNED_IDS,
+  ...kit.NOT_DIGIT_IDS,
+  ...kit.EDGE_IDS,
+  '%zz',
+  '%',
+  '%E9',
+  '%C3%A9',
+  '%2F',
+  '1%2F2',
+  ...kit.ODD_IDS,
+  encodeURIComponent('１'),
 )
 
 /** Paths under /api/ that name nothing (and a few random ones that may, by chance). */
@@ -549,83 +512,17 @@ const anyBody = kit.anyBodyOf(jsonBody, rawBody)
 // ---------------------------------------------------------------------------------------------
 
 describe('surface B under bad input', () => {
-  test('any method, path, content type and body', () =>
-    withHarness(async (h) => {
-      await seed(h, 3)
-      await fc.assert(
-        fc.asyncProperty(
-          kit.method,
-          anyPath,
-          contentType,
-          anyBody,
-          async (m, url, type, payload) => {
-            await h.send({ method: m, url, contentType: type, payload })
-          },
-        ),
-        PARAMETERS,
-      )
-    }))
-
-  test('JSON bodies of any shape on POST /api/tugas and PUT /api/tugas/<id>', () =>
-    withHarness(async (h) => {
-      await seed(h, 3)
-      await fc.assert(
-        fc.asyncProperty(
-          fc.oneof(
-            fc.constant('/api/tugas'),
-            plausibleId.map((id) => `/api/tugas/${id}`),
-          ),
-          kit.jsonContentType,
-          jsonBody,
-          async (url, type, payload) => {
-            const m = url === '/api/tugas' ? 'POST' : 'PUT'
-            await h.send({ method: m, url, contentType: type, payload })
-          },
-        ),
-        PARAMETERS,
-      )
-    }))
-
-  test('any content type with any body on the routes that read bodies', () =>
-    withHarness(async (h) => {
-      await seed(h, 3)
-      await fc.assert(
-        fc.asyncProperty(
-          fc.constantFrom('/api/tugas', '/api/tugas/1', '/api/tugas/2', '/api/tugas/9'),
-          contentType,
-          anyBody,
-          async (url, type, payload) => {
-            const m = url === '/api/tugas' ? 'POST' : 'PUT'
-            await h.send({ method: m, url, contentType: type, payload })
-          },
-        ),
-        PARAMETERS,
-      )
-    }))
-
-  test('any id, with every method', () =>
-    withHarness(async (h) => {
-      await seed(h, 5)
-      await fc.assert(
-        fc.asyncProperty(
-          kit.method,
-          anyId,
-          fc.option(fc.tuple(kit.jsonContentType, taskLikeText), { nil: undefined }),
-          async (m, id, body) => {
-            await h.send({
-              method: m,
-              url: `/api/tugas/${id}`,
-              contentType: body?.[0],
-              payload: body?.[1],
-            })
-          },
-        ),
-        PARAMETERS,
-      )
-    }))
+  sharedProperties(apps, surfaceB, {
+    anyPath,
+    anyId,
+    contentType,
+    jsonBody,
+    anyBody,
+    itemLike: taskLikeText,
+  })
 
   test('unknown paths under /api/ are 404 with an empty body, whatever the request', () =>
-    withHarness(async (h) => {
+    apps.run(surfaceB, { seeded: 0 }, async (h) => {
       await fc.assert(
         fc.asyncProperty(
           kit.method,
@@ -641,7 +538,7 @@ describe('surface B under bad input', () => {
     }))
 
   test('judul: 1 to 140 code points after trimming is stored trimmed; more, or none, is 400', () =>
-    withHarness(async (h) => {
+    apps.run(surfaceB, 'any', async (h) => {
       await fc.assert(
         fc.asyncProperty(
           fc.oneof({ weight: 4, arbitrary: judulText }, { weight: 1, arbitrary: whitespaceOnly }),
@@ -688,26 +585,14 @@ describe('surface B under bad input', () => {
 
 describe('surface B edge cases', () => {
   test('a body over 1 MiB is 413 plain text on POST and PUT', () =>
-    withHarness(async (h) => {
-      await seed(h, 1)
-      const payload = JSON.stringify({ judul: 'abc', selesai: true, pad: 'x'.repeat(BODY_LIMIT) })
-      for (const [m, url] of [
-        ['POST', '/api/tugas'],
-        ['PUT', '/api/tugas/1'],
-        ['PUT', '/api/tugas/2'],
-      ] as const) {
-        const { statusCode } = await h.send({
-          method: m,
-          url,
-          contentType: 'application/json',
-          payload,
-        })
-        assert.equal(statusCode, 413, `${m} ${url}`)
-      }
-    }))
+    overTheLimit(
+      apps,
+      surfaceB,
+      JSON.stringify({ judul: 'abc', selesai: true, pad: 'x'.repeat(BODY_LIMIT) }),
+    ))
 
   test('a judul inherited through a __proto__ key does not count', () =>
-    withHarness(async (h) => {
+    apps.run(surfaceB, 'any', async (h) => {
       const { statusCode } = await h.send({
         method: 'POST',
         url: '/api/tugas',
@@ -721,33 +606,8 @@ describe('surface B edge cases', () => {
 
 describe('surface B: conditional headers under bad input', () => {
   test('any If-Match and If-None-Match (lists, *, weak tags, broken values) on /api/tugas/<id>', () =>
-    conditionalHeadersProperty({
-      app: () => testApp(),
-      async items(app) {
-        let tasks = (await call(app, { url: '/api/tugas' })).json() as { id: number }[]
-        if (tasks.length < 3) {
-          const payload = { judul: 'Tugas baru' }
-          await call(app, { method: 'POST', url: '/api/tugas', headers: json, payload })
-          tasks = (await call(app, { url: '/api/tugas' })).json()
-        }
-        return tasks.map(({ id }) => `/api/tugas/${id}`)
-      },
-      missing: '/api/tugas/999',
-      targets: [
-        { method: 'GET', kind: 'read' },
-        {
-          method: 'PUT',
-          kind: 'guarded',
-          body: fc.oneof(
-            fc.constantFrom('{"judul":"Satu","selesai":true}', '{"judul":"Dua","selesai":false}'),
-            kit.jsonValueText,
-          ),
-        },
-        { method: 'DELETE', kind: 'guarded' },
-      ],
-      preconditionFailed(response) {
-        assert.equal(response.statusCode, 412)
-        assert.deepEqual(response.json(), { error: 'versi tidak cocok' })
-      },
+    conditionalHeaders(apps, surfaceB, {
+      created: { judul: 'Tugas baru' },
+      replacements: ['{"judul":"Satu","selesai":true}', '{"judul":"Dua","selesai":false}'],
     }))
 })

@@ -20,6 +20,7 @@ import { demoSeed } from '../../../src/seed.js'
 import { conditionalHeadersProperty } from '../../conditional-kit.js'
 import { call, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
+import { oracleSender } from '../../support/bad-input.js'
 import { ADMIN, BUDI, SITI } from './helpers.js'
 
 /** About 150 runs a property keeps the file well under 20 s; failures show the assertion. */
@@ -60,7 +61,9 @@ interface Identity {
   peran: Peran
 }
 
-/** The demo credential table (README, decisions 4): one secret, one identity, both forms. */
+/**
+ * The demo credential table (docs/operating.md#demo-data): one secret, one identity, both forms.
+ */
 const IDENTITIES: ReadonlyMap<string, Identity> = new Map([
   [ADMIN, { nama: 'admin', peran: 'admin' }],
   [BUDI, { nama: 'budi', peran: 'user' }],
@@ -181,8 +184,9 @@ type Target =
   | { kind: 'elsewhere' }
 
 function targetOf(url: string): Target {
-  // Each segment is read alone; one that cannot be decoded is its own text (README): `/dokumen/%zz`
-  // gets the checks of the path, then 400 INVALID_ID; `/users%zz` names nothing.
+  // Each segment is read alone; one that cannot be decoded is its own text
+  // (docs/decisions.md#undecodable-path-segments): `/dokumen/%zz` gets the checks of the path, then
+  // 400 INVALID_ID; `/users%zz` names nothing.
   const segments = (url.split('?', 1)[0] ?? '').split('/').slice(1).map(kit.segmentAsRead)
   for (const endpoint of ENDPOINT_NAMES) {
     const template = spec(endpoint).segments
@@ -197,8 +201,9 @@ function targetOf(url: string): Target {
 }
 
 /**
- * A surface D id: an integer in decimal, optionally negative, of any length (README); anything
- * else is 400. One past the safe range, 0 or negative names nothing: 404.
+ * A surface D id: an integer in decimal, optionally negative, of any length
+ * (docs/decisions.md#ids-in-paths); anything else is 400. One past the safe range, 0 or negative
+ * names nothing: 404.
  */
 function idOf(raw: string | undefined): number | undefined {
   return raw !== undefined && /^-?[0-9]+$/.test(raw) ? Number(raw) : undefined
@@ -304,16 +309,18 @@ const e2 = (status: number, code: string, more: Partial<E2Outcome> = {}): Outcom
 const unsupported = e2(415, 'UNSUPPORTED_MEDIA_TYPE')
 const tooLarge = e2(413, 'BODY_TOO_LARGE', { mentions: [[String(BODY_LIMIT)]] })
 const invalidJson = e2(400, 'INVALID_JSON')
-/** 400 INVALID_ID, echoing the id segment as read (README), maybe quoted. */
+/**
+ * 400 INVALID_ID, echoing the id segment as read (docs/decisions.md#ids-in-paths), maybe quoted.
+ */
 const invalidId = (raw: string) => e2(400, 'INVALID_ID', { mentions: [[raw, JSON.stringify(raw)]] })
-/** 404 NOT_FOUND, naming the id as read however long (README: `user 99999999999999999999`). */
+/** 404 NOT_FOUND, naming the id as read however long (docs/decisions.md#ids-in-paths). */
 const notFound = (raw: string) => e2(404, 'NOT_FOUND', { mentions: [[` ${raw} not found`]] })
 const validation = (fields: string[]) => e2(400, 'VALIDATION_ERROR', { fields })
 
 /**
- * The answers the spec allows for `sent`, given the model: Part 1 surface D, Part 2
- * Authentication, E2 codes and rate-limit rules, decisions.md 2, 5 and 6, and the README's
- * choices where the spec is silent.
+ * The answers the spec allows for `sent`, given the model: Part 1 surface D, Part 2 Authentication,
+ * E2 codes and rate-limit rules, the spec's decisions 2, 5 and 6, and the choices of
+ * docs/decisions.md where the spec is silent.
  */
 function expected(sent: Sent, target: Target, model: Model): Outcome[] {
   if (target.kind === 'elsewhere') return [e1]
@@ -337,7 +344,8 @@ function endpointOutcomes(
   }
   const readsBody = method === 'POST' && !hasId(endpoint)
   const outcomes = routeOutcomes(sent, endpoint, method, raw, model)
-  // A route that takes no body ignores one (README), or refuses it over 1 MiB (decisions 6).
+  // A route that takes no body ignores one, or refuses it over 1 MiB
+  // (docs/decisions.md#body-size-1-mib).
   if (!readsBody && kit.bytesOf(sent.payload) > BODY_LIMIT) return [...outcomes, tooLarge]
   return outcomes
 }
@@ -478,7 +486,7 @@ function fieldsOf(body: unknown): (name: string) => unknown {
 }
 
 /**
- * Users, both variants (Part 1, decisions 6, README): `name` text not blank after trimming,
+ * Users, both variants (Part 1, docs/supporting.md#users): `name` text not blank after trimming,
  * `email` text containing `@`; enveloped also `password` text of at least 8 code points. The
  * violated fields, sorted.
  */
@@ -760,7 +768,8 @@ function assertOutcome(
       return
     case 'laporan': {
       const { tokens } = outcome
-      // The IETF RateLimit fields of the README on 200 and 429, Retry-After on 429 (Part 2).
+      // The IETF RateLimit fields (docs/supporting.md#rate-limit-of-get-laporan) on 200 and 429,
+      // Retry-After on 429 (Part 2).
       assert.equal(
         answer.headers['ratelimit-policy'],
         `"laporan";q=${CAPACITY};w=${Math.ceil(CAPACITY / REFILL_PER_SECOND)}`,
@@ -866,22 +875,20 @@ function harness(app: FastifyInstance, variant: Variant, clock: { now: number })
     lastUserId: 0,
     lastOrderId: 0,
   }
-
-  async function send(sent: Sent) {
-    clock.now += (sent.advance ?? 0) * 1000
-    const { answer, url } = await inject(app, sent)
-    const what = describeRequest(variant, sent, url, answer)
-    const target = targetOf(url)
-    assertShape(sent, target, answer, what)
-    const outcomes = expected(sent, target, model)
-    const matched = kit.matchOutcome(outcomes, answer, what, (outcome) => {
-      assertOutcome(outcome, sent, answer, model, what)
-    })
-    remember(matched, answer, model)
-    assertNotPolluted()
-    return answer
-  }
-
+  const send = oracleSender<Sent, Target, Outcome>({
+    inject(sent) {
+      clock.now += (sent.advance ?? 0) * 1000
+      return inject(app, sent)
+    },
+    describe: (sent, url, answer) => describeRequest(variant, sent, url, answer),
+    targetOf,
+    assertShape,
+    expected: (sent, target) => expected(sent, target, model),
+    assertOutcome: (outcome, sent, answer, what) =>
+      assertOutcome(outcome, sent, answer, model, what),
+    remember: (outcome, answer) => remember(outcome, answer, model),
+    assertNotPolluted,
+  })
   return { model, send }
 }
 

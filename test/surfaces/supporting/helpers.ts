@@ -4,7 +4,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import type { Config } from '../../../src/config.js'
 import { call } from '../../helpers.js'
 
-/** The demo credentials of the built-in seed (README). */
+/** The demo credentials of the built-in seed (docs/operating.md#demo-data). */
 export const ADMIN = 'demo-admin-token'
 export const BUDI = 'demo-budi-token'
 export const SITI = 'demo-siti-token'

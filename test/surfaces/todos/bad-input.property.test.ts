@@ -7,20 +7,25 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import type { FastifyInstance } from 'fastify'
-import { conditionalHeadersProperty } from '../../conditional-kit.js'
-import { call, json, testApp } from '../../helpers.js'
 import * as kit from '../../property-kit.js'
-
-/** About 150 runs a property keeps the file well under 15 s; failures show the assertion. */
-const PARAMETERS = { numRuns: 150, includeErrorInReport: true }
+import {
+  anyIdOf,
+  BODY_LIMIT,
+  conditionalHeaders,
+  ItemApps,
+  type ItemSurface,
+  type Oracle,
+  overTheLimit,
+  PARAMETERS,
+  plausibleId,
+  sharedProperties,
+} from '../../support/bad-input.js'
 
 type Variant = 'basic' | 'priority'
 const VARIANTS: Variant[] = ['basic', 'priority']
 
 const STATUSES = new Set([200, 201, 204, 400, 404, 405, 413, 415])
 const PLAIN = 'text/plain; charset=utf-8'
-const BODY_LIMIT = 1024 * 1024
 const PRIORITY_BODY_LIMIT = 1024
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
@@ -56,8 +61,9 @@ type Target = { kind: 'list' } | { kind: 'item'; raw: string } | { kind: 'elsewh
 
 function targetOf(url: string): Target {
   const path = url.split('?', 1)[0] ?? ''
-  // Each segment is read alone; one that cannot be decoded is its own text (README): `/todos/%zz`
-  // is an item whose id `%zz` is no number, `/todos%zz` and `/todos/%zz/x` name nothing.
+  // Each segment is read alone; one that cannot be decoded is its own text
+  // (docs/todos.md#todos_variantbasic-default): `/todos/%zz` is an item whose id `%zz` is no
+  // number, `/todos%zz` and `/todos/%zz/x` name nothing.
   const [root, ...rest] = path.split('/').slice(1).map(kit.segmentAsRead)
   if (root !== 'todos' || rest.length > 1) return { kind: 'elsewhere' }
   const [raw] = rest
@@ -65,8 +71,9 @@ function targetOf(url: string): Target {
 }
 
 /**
- * Ids are integers, an optional sign and digits (README); one that no todo can have (0,
- * negative, past the largest id, 500 digits) is well-formed and simply names no todo.
+ * Ids are integers, an optional sign and digits (docs/todos.md#todos_variantbasic-default); one
+ * that no todo can have (0, negative, past the largest id, 500 digits) is well-formed and simply
+ * names no todo.
  */
 function idOf(raw: string): number | undefined {
   return /^[+-]?[0-9]+$/.test(raw) ? Number(raw) : undefined
@@ -86,8 +93,9 @@ function isCalendarDate(value: string): boolean {
 }
 
 /**
- * The priority variant's field rules (Part 1 and Limits; decisions 6): the set of violated
- * fields. `due_date: null` may count as left out (README) or as a violation: both are returned.
+ * The priority variant's field rules (Part 1 and Limits; decisions 6): the set of violated fields.
+ * `due_date: null` may count as left out (docs/todos.md#todos_variantpriority) or as a violation:
+ * both are returned.
  */
 function priorityViolations(body: unknown): string[][] {
   const fields = kit.isPlainObject(body) ? body : {}
@@ -125,11 +133,13 @@ interface Model {
   todos: Map<number, StoredTodo>
   /** Todos created so far: ids are assigned from 1, increasing. */
   created: number
+  /** When the test began: a todo's created_at is after it. */
+  started: number
 }
 
 /**
  * The answers the spec allows for `sent` given the stored todos: Part 1 surface C, Part 2 E2 and
- * E3, decisions.md 2, 3 and 6, and the README where the spec leaves a choice open.
+ * E3, the spec's decisions 2, 3 and 6, and docs/decisions.md where the spec leaves a choice open.
  */
 function expected(sent: kit.Sent, target: Target, model: Model): Outcome[] {
   const notFound: Outcome = { status: 404, kind: 'e3', messages: [TIDAK_DITEMUKAN] }
@@ -443,96 +453,67 @@ function remember(outcome: Outcome, answer: kit.Answer, model: Model): void {
   if (outcome.kind === 'none') model.todos.delete(outcome.deleted)
 }
 
-interface Harness {
-  model: Model
-  /** Sends the request, checks the answer against the shape rules and the spec; returns it. */
-  send(sent: kit.Sent): Promise<kit.Answer & { json: unknown }>
+/** The 201 of a basic create: its created_at is now. */
+function assertCreatedNow(answer: kit.Answer, model: Model, what: string): void {
+  const stamp = Date.parse((JSON.parse(answer.body) as StoredTodo).created_at ?? '')
+  assert.ok(
+    stamp >= model.started - 1000 && stamp <= Date.now() + 1000,
+    `created_at is not now: ${what}`,
+  )
 }
 
-function harness(app: FastifyInstance, variant: Variant): Harness {
-  const model: Model = { variant, todos: new Map(), created: 0 }
-  const started = Date.now()
-
-  async function send(sent: kit.Sent) {
-    // Through `call`: every answer is also checked against the app's own /openapi.json.
-    const { answer, url } = await kit.inject(app, sent, call)
-    const what = `[${variant}] ${kit.describeRequest(sent, url, answer, 300)}`
-    const target = targetOf(url)
-    assertShape(model, sent, target, answer, what)
-
-    const outcomes = expected(sent, target, model)
-    const matched = kit.matchOutcome(outcomes, answer, what, (outcome) => {
-      assertOutcome(outcome, answer, model, what)
-    })
-    if (matched.kind === 'todo' && matched.status === 201) {
-      const stamp = Date.parse((JSON.parse(answer.body) as StoredTodo).created_at ?? '')
-      assert.ok(
-        stamp >= started - 1000 && stamp <= Date.now() + 1000,
-        `created_at is not now: ${what}`,
-      )
-    }
-    remember(matched, answer, model)
-    assertNotPolluted()
-    return kit.withJson(answer)
+/** Surface C's rules, in `variant`, over a model of the stored todos. */
+function surfaceC(variant: Variant): ItemSurface<Model> {
+  return {
+    collection: '/todos',
+    config: { todosVariant: variant },
+    model: () => ({ variant, todos: new Map(), created: 0, started: Date.now() }),
+    begin(model) {
+      model.started = Date.now()
+    },
+    oracle: (model, inject): Oracle<kit.Sent, Target, Outcome> => ({
+      inject,
+      describe: (sent, url, answer) =>
+        `[${variant}] ${kit.describeRequest(sent, url, answer, 300)}`,
+      targetOf,
+      assertShape: (sent, target, answer, what) => assertShape(model, sent, target, answer, what),
+      expected: (sent, target) => expected(sent, target, model),
+      assertOutcome: (outcome, _sent, answer, what) => assertOutcome(outcome, answer, model, what),
+      remember(outcome, answer, what) {
+        if (outcome.kind === 'todo' && outcome.status === 201) {
+          assertCreatedNow(answer, model, what)
+        }
+        remember(outcome, answer, model)
+      },
+      assertNotPolluted,
+    }),
+    seedBody: (i) => ({ title: `Todo ${i}`, priority: 3 }),
+    assertNotPolluted,
   }
-
-  return { model, send }
 }
 
-async function withHarness(variant: Variant, run: (h: Harness) => Promise<void>): Promise<void> {
-  const app = await testApp({ config: { todosVariant: variant } })
-  await kit.withApp(app, () => run(harness(app, variant)), assertNotPolluted)
-}
+const SURFACES = { basic: surfaceC('basic'), priority: surfaceC('priority') }
 
-/** Creates `count` todos, so that ids 1 to `count` exist at first. */
-function seed(h: Harness, count: number): Promise<void> {
-  return kit.seed(h.send, count, '/todos', (i) => ({ title: `Todo ${i}`, priority: 3 }))
-}
+const apps = new ItemApps()
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
-/** Ids of todos that exist (after seeding), and a few that do not. */
-const plausibleId = fc.constantFrom('1', '2', '3', '4', '5', '6', '9')
-
-/** Any id a client might put in the path: numbers, numbers in disguise, text, escapes. */
-const anyId = fc.oneof(
-  plausibleId,
-  ...kit.numericIds,
-  fc.constantFrom(
-    '0',
-    '00',
-    '007',
-    '-0',
-    '-1',
-    '+1',
-    '%2B1',
-    '+-1',
-    '1.5',
-    '1.0',
-    '1e3',
-    '1E3',
-    '0x10',
-    '99999999999999999999',
-    '-99999999999999999999',
-    '9007199254740991',
-    '9007199254740992',
-    '%00',
-    '%20',
-    '%201',
-    '1%20',
-    '%2F',
-    '1%2F2',
-    '%zz',
-    '%',
-    '%E9',
-    '%2B1%zz',
-    ...kit.ODD_IDS,
-    encodeURIComponent('１'),
-  ),
-  ...kit.encodedIds,
-  ...kit.longIds,
-  kit.undecodableIds,
+/** Any id a client might put in the path (`anyIdOf`), with these numbers in disguise. */
+const anyId = anyIdOf(
+  ...kit.SIGNED_IDS,
+  '+-1',
+  ...kit.NOT_DIGIT_IDS,
+  '-99999999999999999999',
+  ...kit.EDGE_IDS,
+  '%2F',
+  '1%2F2',
+  '%zz',
+  '%',
+  '%E9',
+  '%2B1%zz',
+  ...kit.ODD_IDS,
+  encodeURIComponent('１'),
 )
 
 /**
@@ -730,110 +711,29 @@ const anyPath = fc.oneof(
 // ---------------------------------------------------------------------------------------------
 
 for (const variant of VARIANTS) {
+  const surface = SURFACES[variant]
   describe(`surface C (${variant}) under bad input`, () => {
-    test('any method, path, content type and body', () =>
-      withHarness(variant, async (h) => {
-        await seed(h, 3)
-        await fc.assert(
-          fc.asyncProperty(
-            kit.method,
-            anyPath,
-            contentType,
-            anyBody,
-            async (m, url, type, payload) => {
-              await h.send({ method: m, url, contentType: type, payload })
-            },
-          ),
-          PARAMETERS,
-        )
-      }))
-
-    test('JSON bodies of any shape on POST /todos and PUT /todos/<id>', () =>
-      withHarness(variant, async (h) => {
-        await seed(h, 3)
-        await fc.assert(
-          fc.asyncProperty(
-            fc.oneof(
-              fc.constant('/todos'),
-              plausibleId.map((id) => `/todos/${id}`),
-            ),
-            kit.jsonContentType,
-            jsonBody,
-            async (url, type, payload) => {
-              const m = url === '/todos' ? 'POST' : 'PUT'
-              await h.send({ method: m, url, contentType: type, payload })
-            },
-          ),
-          PARAMETERS,
-        )
-      }))
-
-    test('any content type with any body on the routes that read bodies', () =>
-      withHarness(variant, async (h) => {
-        await seed(h, 3)
-        await fc.assert(
-          fc.asyncProperty(
-            fc.constantFrom('/todos', '/todos/1', '/todos/2', '/todos/9'),
-            contentType,
-            anyBody,
-            async (url, type, payload) => {
-              const m = url === '/todos' ? 'POST' : 'PUT'
-              await h.send({ method: m, url, contentType: type, payload })
-            },
-          ),
-          PARAMETERS,
-        )
-      }))
-
-    test('any id, with every method', () =>
-      withHarness(variant, async (h) => {
-        await seed(h, 5)
-        await fc.assert(
-          fc.asyncProperty(
-            kit.method,
-            anyId,
-            fc.option(fc.tuple(kit.jsonContentType, todoLikeText), { nil: undefined }),
-            async (m, id, body) => {
-              await h.send({
-                method: m,
-                url: `/todos/${id}`,
-                contentType: body?.[0],
-                payload: body?.[1],
-              })
-            },
-          ),
-          PARAMETERS,
-        )
-      }))
+    sharedProperties(apps, surface, {
+      anyPath,
+      anyId,
+      contentType,
+      jsonBody,
+      anyBody,
+      itemLike: todoLikeText,
+    })
 
     test('a body over 1 MiB is 413 on POST and PUT', () =>
-      withHarness(variant, async (h) => {
-        await seed(h, 1)
-        const payload = JSON.stringify({
-          title: 'abc',
-          priority: 1,
-          pad: 'x'.repeat(BODY_LIMIT),
-        })
-        for (const [m, url] of [
-          ['POST', '/todos'],
-          ['PUT', '/todos/1'],
-          ['PUT', '/todos/2'],
-        ] as const) {
-          const { statusCode } = await h.send({
-            method: m,
-            url,
-            contentType: 'application/json',
-            payload,
-          })
-          assert.equal(statusCode, 413, `${m} ${url}`)
-        }
-      }))
+      overTheLimit(
+        apps,
+        surface,
+        JSON.stringify({ title: 'abc', priority: 1, pad: 'x'.repeat(BODY_LIMIT) }),
+      ))
   })
 }
 
 describe('surface C (priority): POST /todos field rules', () => {
   test('VALIDATION_ERROR names exactly the violated fields; otherwise 201 { id, title, priority }', () =>
-    withHarness('priority', async (h) => {
+    apps.run(SURFACES.priority, 'any', async (h) => {
       await fc.assert(
         fc.asyncProperty(
           fc.option(fc.oneof(fc.string({ minLength: 3, maxLength: 20 }), titleValue), {
@@ -890,7 +790,7 @@ describe('surface C (priority): POST /todos field rules', () => {
     }))
 
   test('a due_date that is a real calendar date passes; one that is not is refused', () =>
-    withHarness('priority', async (h) => {
+    apps.run(SURFACES.priority, 'any', async (h) => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(realDate, dateShaped), async (dueDate) => {
           const answer = await h.send({
@@ -908,33 +808,8 @@ describe('surface C (priority): POST /todos field rules', () => {
 
 describe('surface C: conditional headers under bad input', () => {
   test('any If-Match and If-None-Match (lists, *, weak tags, broken values) on /todos/<id>', () =>
-    conditionalHeadersProperty({
-      app: () => testApp(),
-      async items(app) {
-        let todos = (await call(app, { url: '/todos' })).json() as { id: number }[]
-        if (todos.length < 3) {
-          const payload = { title: 'Todo baru' }
-          await call(app, { method: 'POST', url: '/todos', headers: json, payload })
-          todos = (await call(app, { url: '/todos' })).json()
-        }
-        return todos.map(({ id }) => `/todos/${id}`)
-      },
-      missing: '/todos/999',
-      targets: [
-        { method: 'GET', kind: 'read' },
-        {
-          method: 'PUT',
-          kind: 'guarded',
-          body: fc.oneof(
-            fc.constantFrom('{"title":"Satu","done":true}', '{"title":"Dua"}'),
-            kit.jsonValueText,
-          ),
-        },
-        { method: 'DELETE', kind: 'guarded' },
-      ],
-      preconditionFailed(response) {
-        assert.equal(response.statusCode, 412)
-        assert.deepEqual(response.json(), { error: 'versi tidak cocok' })
-      },
+    conditionalHeaders(apps, SURFACES.basic, {
+      created: { title: 'Todo baru' },
+      replacements: ['{"title":"Satu","done":true}', '{"title":"Dua"}'],
     }))
 })

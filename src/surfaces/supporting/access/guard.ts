@@ -1,8 +1,8 @@
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
 import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import type { Identity } from '../../../seed.js'
 import { failures, forbidden, missingApiKey, unauthenticated } from '../errors.js'
+import type { Identity } from './identity.js'
 import { isAllowed } from './policy.js'
 import type { Credential, CredentialStore } from './store.js'
 
@@ -10,9 +10,9 @@ import type { Credential, CredentialStore } from './store.js'
 export type Presented = { form: 'bearer' | 'api-key'; secret: string } | undefined
 
 /**
- * Part 2, rules 1 to 3: the scheme word (up to the first space) is matched case-insensitively and
- * the token is the rest, trimmed. A Bearer `Authorization` decides alone, even when empty or
- * unknown; any other scheme is ignored and `X-API-Key` is consulted.
+ * docs/supporting.md#credentials-and-roles: the scheme word (up to the first space) is matched
+ * case-insensitively and the token is the rest, trimmed. A Bearer `Authorization` decides alone,
+ * even when empty or unknown; any other scheme is ignored and `X-API-Key` is consulted.
  */
 export function presentedCredential(request: FastifyRequest): Presented {
   const authorization = headerValue(request.headers.authorization)
@@ -31,27 +31,35 @@ function apiKey(request: FastifyRequest): Presented {
   return key === undefined || key === '' ? undefined : { form: 'api-key', secret: key }
 }
 
-const identities = new WeakMap<FastifyRequest, Identity>()
-const credentials = new WeakMap<FastifyRequest, Credential>()
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The credential the request was admitted with, once a route's access hook has run. */
+    credential: Credential | null
+  }
+}
+
+/** Gives every request of `instance` its `credential` slot, which the access hook fills. */
+export function admitsCredentials(instance: FastifyInstance): void {
+  instance.decorateRequest('credential', null)
+}
 
 /** Who called: set by the access hook of a credentialed route, before its handler runs. */
 export function identityOf(request: FastifyRequest): Identity {
-  const identity = identities.get(request)
-  if (identity === undefined) throw new Error('identityOf: the route has no access hook')
-  return identity
+  if (!request.credential) throw new Error('identityOf: the route has no access hook')
+  return request.credential.identity
 }
 
 /** The credential a request was admitted with (for the rate limiter's bucket). */
 export function credentialOf(request: FastifyRequest): Credential {
-  const credential = credentials.get(request)
-  if (credential === undefined) throw new Error('credentialOf: the route has no access hook')
-  return credential
+  if (!request.credential) throw new Error('credentialOf: the route has no access hook')
+  return request.credential
 }
 
 /**
- * The access checks of one credentialed endpoint, in Part 2's order: 401 (no, unknown or
- * other-scheme credential), then 403 (role policy). `apiKeyOnly` is `/laporan`: only
- * `X-API-Key` counts, and a missing one is 401 `MISSING_API_KEY`.
+ * The access checks of one credentialed endpoint, in the order of
+ * docs/supporting.md#credentials-and-roles: 401 (no, unknown or other-scheme credential), then 403
+ * (role policy). `apiKeyOnly` is `/laporan`: only `X-API-Key` counts, and a missing one is 401
+ * `MISSING_API_KEY`.
  */
 export function accessHook(
   store: CredentialStore,
@@ -68,8 +76,7 @@ export function accessHook(
     if (!isAllowed(credential.identity.peran, endpoint)) {
       throw forbidden(credential.identity, endpoint)
     }
-    identities.set(request, credential.identity)
-    credentials.set(request, credential)
+    request.credential = credential
   }
 }
 

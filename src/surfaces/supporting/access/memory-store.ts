@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { Identity } from '../../../seed.js'
+import type { Identity } from './identity.js'
 import { type Credential, type CredentialStore, secretDigest } from './store.js'
 
 /**

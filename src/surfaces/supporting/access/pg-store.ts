@@ -1,7 +1,7 @@
-import type { Identity } from '../../../seed.js'
 import type { Queryable } from '../../../store/postgres/database.js'
 import { first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
+import type { Identity } from './identity.js'
 import { type CredentialStore, secretDigest } from './store.js'
 
 /**

@@ -1,4 +1,4 @@
-import type { Peran } from '../../../seed.js'
+import type { Peran } from './identity.js'
 
 /**
  * The role policy: which roles may call each credentialed endpoint, by method and path

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto'
-import type { Identity } from '../../../seed.js'
+import type { Identity } from './identity.js'
 
 /** A known credential: who it is, and a stable reference that is not the secret. */
 export interface Credential {

@@ -1,7 +1,5 @@
-import { readById } from '../../../store/postgres/by-id.js'
 import type { Queryable } from '../../../store/postgres/database.js'
-import { writeIfLocked } from '../../../store/postgres/precondition.js'
-import { changed, first } from '../../../store/postgres/rows.js'
+import { PgItems, table } from '../../../store/postgres/table.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Precondition } from '../../../store/precondition.js'
 import type { Dokumen } from './schemas.js'
@@ -14,41 +12,32 @@ const document = (row: Dokumen): Dokumen => ({
   judul: fromText(row.judul),
   pemilik: fromText(row.pemilik),
 })
-const readDocument = readById('dokumen', DOCUMENT, document)
+const documents = table('dokumen', DOCUMENT, document)
 
 /** Documents in PostgreSQL. */
-export class PgDocumentStore implements DocumentStore {
-  constructor(private readonly db: Queryable) {}
+export class PgDocumentStore extends PgItems<Dokumen> implements DocumentStore {
+  constructor(db: Queryable) {
+    super(db, documents)
+  }
 
-  async list({ owner }: { owner?: string } = {}) {
-    const result =
-      owner === undefined
-        ? await this.db.query<Dokumen>(`SELECT ${DOCUMENT} FROM dokumen ORDER BY id`)
-        : await this.db.query<Dokumen>(
-            `SELECT ${DOCUMENT} FROM dokumen WHERE pemilik = $1 ORDER BY id`,
-            [toText(owner)],
-          )
+  override async list({ owner }: { owner?: string } = {}) {
+    if (owner === undefined) return super.list()
+    const result = await this.db.query<Dokumen>(
+      `SELECT ${DOCUMENT} FROM dokumen WHERE pemilik = $1 ORDER BY id`,
+      [toText(owner)],
+    )
     return result.rows.map(document)
   }
 
-  async get(id: number) {
-    return readDocument(this.db, id)
-  }
-
   async create({ judul, pemilik }: Omit<Dokumen, 'id'>) {
-    const result = await this.db.query<Dokumen>(
-      `INSERT INTO dokumen (judul, pemilik) VALUES ($1, $2) RETURNING ${DOCUMENT}`,
-      [toText(judul), toText(pemilik)],
-    )
-    return document(first(result) as Dokumen)
+    const statement = 'INSERT INTO dokumen (judul, pemilik) VALUES ($1, $2)'
+    return (await documents.returning(this.db, statement, [
+      toText(judul),
+      toText(pemilik),
+    ])) as Dokumen
   }
 
   async delete(id: number, precondition?: Precondition<Dokumen>) {
-    return writeIfLocked(
-      this.db,
-      precondition,
-      (db) => readDocument(db, id, true),
-      async (db) => changed(await db.query('DELETE FROM dokumen WHERE id = $1', [id])),
-    )
+    return documents.remove(this.db, id, precondition)
   }
 }

@@ -1,8 +1,8 @@
 import { conditionalWrite, deleted, taggedItem } from '../../../http/conditional.js'
 import { atId } from '../../../http/path-id.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import type { Identity } from '../../../seed.js'
 import { credentialed, identityOf } from '../access/guard.js'
+import type { Identity } from '../access/identity.js'
 import type { CredentialStore } from '../access/store.js'
 import { failures, idParameter, notFound, notYours, pathId, preconditionFailed } from '../errors.js'
 import { readOne } from '../read-one.js'
@@ -26,8 +26,9 @@ const taggedDocument = taggedItem<Dokumen>({
 })
 
 /**
- * `/dokumen`. Each route's checks run in Part 2's order: credential (401) and role policy (403)
- * in the access hook, then the integer id (400), existence (404), ownership (403).
+ * `/dokumen`. Each route's checks run in the order of docs/supporting.md#credentials-and-roles:
+ * credential (401) and role policy (403) in the access hook, then the integer id (400), existence
+ * (404), ownership (403).
  */
 export function documentRoutes({ store, credentials }: DocumentRouteOptions): RouteSpec[] {
   const routes: RouteSpec[] = [
@@ -56,7 +57,7 @@ export function documentRoutes({ store, credentials }: DocumentRouteOptions): Ro
         '`If-None-Match` (304).',
       item: taggedDocument,
       find: (id) => store.get(id),
-      // Ownership comes last, after existence (Part 2's order of checks).
+      // Ownership comes last, after existence (docs/supporting.md#credentials-and-roles).
       check(document, request) {
         if (!mayRead(identityOf(request), document)) throw notYours(document.id)
       },

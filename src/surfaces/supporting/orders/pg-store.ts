@@ -1,31 +1,24 @@
-import { readById } from '../../../store/postgres/by-id.js'
 import type { Queryable } from '../../../store/postgres/database.js'
-import { writeIfLocked } from '../../../store/postgres/precondition.js'
-import { first } from '../../../store/postgres/rows.js'
+import { PgItems, table } from '../../../store/postgres/table.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Precondition } from '../../../store/precondition.js'
 import type { Pesanan } from './schemas.js'
 import type { OrderStore, PayResult } from './store.js'
 
-const ORDER = 'id, email, jumlah, status'
-
-const order = (row: Pesanan): Pesanan => ({ ...row, email: fromText(row.email) })
-const readOrder = readById('pesanan', ORDER, order)
+const orders = table('pesanan', 'id, email, jumlah, status', (row: Pesanan) => ({
+  ...row,
+  email: fromText(row.email),
+}))
 
 /** Orders in PostgreSQL. */
-export class PgOrderStore implements OrderStore {
-  constructor(private readonly db: Queryable) {}
-
-  async get(id: number) {
-    return readOrder(this.db, id)
+export class PgOrderStore extends PgItems<Pesanan> implements OrderStore {
+  constructor(db: Queryable) {
+    super(db, orders)
   }
 
   async create({ email, jumlah }: Pick<Pesanan, 'email' | 'jumlah'>) {
-    const result = await this.db.query<Pesanan>(
-      `INSERT INTO pesanan (email, jumlah, status) VALUES ($1, $2, 'MENUNGGU') RETURNING ${ORDER}`,
-      [toText(email), jumlah],
-    )
-    return order(first(result) as Pesanan)
+    const statement = "INSERT INTO pesanan (email, jumlah, status) VALUES ($1, $2, 'MENUNGGU')"
+    return (await orders.returning(this.db, statement, [toText(email), jumlah])) as Pesanan
   }
 
   /**
@@ -35,23 +28,17 @@ export class PgOrderStore implements OrderStore {
    * With a precondition, the order's row is locked and checked first, in one transaction.
    */
   async pay(id: number, precondition?: Precondition<Pesanan>) {
-    return writeIfLocked(
-      this.db,
-      precondition,
-      (db) => readOrder(db, id, true),
-      (db) => this.#pay(db, id),
-    )
+    return orders.guarded(this.db, id, precondition, (db) => this.#pay(db, id))
   }
 
   async #pay(db: Queryable, id: number): Promise<PayResult> {
-    const paid = first(
-      await db.query<Pesanan>(
-        `UPDATE pesanan SET status = 'LUNAS' WHERE id = $1 AND status = 'MENUNGGU' RETURNING ${ORDER}`,
-        [id],
-      ),
+    const paid = await orders.returning(
+      db,
+      "UPDATE pesanan SET status = 'LUNAS' WHERE id = $1 AND status = 'MENUNGGU'",
+      [id],
     )
-    if (paid !== undefined) return { outcome: 'paid', order: order(paid) }
-    const current = await readOrder(db, id)
+    if (paid !== undefined) return { outcome: 'paid', order: paid }
+    const current = await orders.read(db, id)
     return current === undefined
       ? { outcome: 'missing' }
       : { outcome: 'already-paid', order: current }

@@ -4,12 +4,12 @@ import {
   taggedItem,
   withETag,
 } from '../../../http/conditional.js'
-import { sentBody } from '../../../http/e2.js'
 import { idempotent } from '../../../http/idempotency.js'
-import { requireJsonContentType } from '../../../http/json-body.js'
+import { requireJsonContentType } from '../../../http/json-content-type.js'
 import { atId } from '../../../http/path-id.js'
 import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { PRECONDITION_FAILED } from '../../../store/precondition.js'
+import { sentBody } from '../e2.js'
 import {
   alreadyPaid,
   failures,

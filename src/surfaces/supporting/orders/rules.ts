@@ -1,4 +1,4 @@
-import { validationError } from '../../../http/e2.js'
+import { validationError } from '../e2.js'
 import { bodyFields, EMAIL_RULE, emailAddress } from '../fields.js'
 
 export const orderViolations = {

@@ -28,7 +28,7 @@ export const V1_SUCCESSOR = '/v2/produk'
 /**
  * The `version` parameter of `Accept` (`application/json;version=2`): the value of the first
  * acceptable media range that has one, trimmed. `2` selects version 2; anything else, or none,
- * version 1 (Part 2, Products).
+ * version 1 (docs/versioning.md#products-v1produk-v2produk-produk_versioning).
  */
 export function requestedVersion(accept: string | undefined): 'v1' | 'v2' {
   const range = parseAccept(accept).find(

@@ -1,11 +1,10 @@
 import type { Queryable } from '../../../store/postgres/database.js'
 import { sqlState, UNIQUE_VIOLATION } from '../../../store/postgres/errors.js'
 import { first } from '../../../store/postgres/rows.js'
+import { PgItems, table } from '../../../store/postgres/table.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { User } from './schemas.js'
 import { type CreateUserResult, emailKey, type NewUserRecord, type UserStore } from './store.js'
-
-const USER = 'id, name, email, created_at'
 
 type UserRow = Omit<User, 'created_at'> & { created_at: Date }
 
@@ -16,23 +15,18 @@ const userOf = (row: UserRow): User => ({
   created_at: row.created_at.toISOString(),
 })
 
+const users = table('users', 'id, name, email, created_at', userOf)
+
 /**
  * Users in PostgreSQL. Email uniqueness is the unique index on `email_key`, the key computed
  * once by `emailKey` for both stores: of two creates of one email, the database admits one.
  */
-export class PgUserStore implements UserStore {
+export class PgUserStore extends PgItems<User> implements UserStore {
   constructor(
-    private readonly db: Queryable,
+    db: Queryable,
     private readonly now: () => Date = () => new Date(),
-  ) {}
-
-  async list() {
-    return (await this.db.query<UserRow>(`SELECT ${USER} FROM users ORDER BY id`)).rows.map(userOf)
-  }
-
-  async get(id: number) {
-    const row = first(await this.db.query<UserRow>(`SELECT ${USER} FROM users WHERE id = $1`, [id]))
-    return row && userOf(row)
+  ) {
+    super(db, users)
   }
 
   async passwordHash(id: number) {
@@ -46,22 +40,21 @@ export class PgUserStore implements UserStore {
   async create({ name, email, passwordHash }: NewUserRecord): Promise<CreateUserResult> {
     try {
       // An email seen taken inserts no row, so draws no id: ids stay without gaps.
-      const row = first(
-        await this.db.query<UserRow>(
-          `INSERT INTO users (name, email, email_key, password_hash, created_at)
+      const user = await users.returning(
+        this.db,
+        `INSERT INTO users (name, email, email_key, password_hash, created_at)
            SELECT $1, $2, $3, $4, $5
-           WHERE NOT EXISTS (SELECT 1 FROM users WHERE email_key = $3) RETURNING ${USER}`,
-          [
-            toText(name),
-            toText(email),
-            toText(emailKey(email)),
-            passwordHash ?? null,
-            // The instant as text with its `Z`: a Date would be sent in the process's time zone.
-            this.now().toISOString(),
-          ],
-        ),
+           WHERE NOT EXISTS (SELECT 1 FROM users WHERE email_key = $3)`,
+        [
+          toText(name),
+          toText(email),
+          toText(emailKey(email)),
+          passwordHash ?? null,
+          // The instant as text with its `Z`: a Date would be sent in the process's time zone.
+          this.now().toISOString(),
+        ],
       )
-      return row === undefined ? { emailTaken: true } : { user: userOf(row) }
+      return user === undefined ? { emailTaken: true } : { user }
     } catch (error) {
       // Two creates of one email at once: the unique index admits one (this one drew an id).
       if (sqlState(error) === UNIQUE_VIOLATION) return { emailTaken: true }

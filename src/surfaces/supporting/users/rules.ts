@@ -1,6 +1,6 @@
 import type { UsersVariant } from '../../../config.js'
-import { validationError } from '../../../http/e2.js'
-import { codePointLength } from '../../../http/text.js'
+import { codePointLength } from '../../../text.js'
+import { validationError } from '../e2.js'
 import { bodyFields, EMAIL_RULE, emailAddress, nonBlankText } from '../fields.js'
 
 export const PASSWORD_MIN = 8

@@ -2,6 +2,9 @@ import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
 import type { Bindings, ChildLoggerOptions, LevelWithSilent, Logger } from 'pino'
 
 type Level = Exclude<LevelWithSilent, 'silent'>
+type LogMethod = (...args: unknown[]) => void
+
+const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace']
 
 /**
  * A request's logger that becomes a pino child (with the request id bound) only when it first
@@ -26,24 +29,20 @@ class RequestLogger implements FastifyBaseLogger {
     this.#written().level = level
   }
 
-  // Methods on the prototype, not arrow properties: nothing is allocated per request but this.
-  fatal(...args: unknown[]): void {
-    this.#write('fatal', args)
-  }
-  error(...args: unknown[]): void {
-    this.#write('error', args)
-  }
-  warn(...args: unknown[]): void {
-    this.#write('warn', args)
-  }
-  info(...args: unknown[]): void {
-    this.#write('info', args)
-  }
-  debug(...args: unknown[]): void {
-    this.#write('debug', args)
-  }
-  trace(...args: unknown[]): void {
-    this.#write('trace', args)
+  // One method a level, made once on the prototype (not arrow properties): nothing is allocated
+  // per request but this.
+  declare fatal: LogMethod
+  declare error: LogMethod
+  declare warn: LogMethod
+  declare info: LogMethod
+  declare debug: LogMethod
+  declare trace: LogMethod
+  static {
+    for (const level of LEVELS) {
+      RequestLogger.prototype[level] = function (this: RequestLogger, ...args: unknown[]) {
+        this.#write(level, args)
+      }
+    }
   }
   silent(): void {}
 

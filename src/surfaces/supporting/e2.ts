@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { ErrorShape } from './errors.js'
-import { ApiError } from './errors.js'
-import { KEY_RULE } from './idempotency.js'
+import type { ErrorShape } from '../../http/errors.js'
+import { ApiError } from '../../http/errors.js'
+import { KEY_RULE } from '../../http/idempotency.js'
 
 /** Every field rule a body broke, each field with its reason: 400 `VALIDATION_ERROR`. */
 export function validationError(violations: Record<string, string>): ApiError {

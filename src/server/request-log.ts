@@ -1,7 +1,7 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import { apiVersionOf } from '../http/api-version.js'
 import type { Metrics } from '../metrics/index.js'
-import { apiVersionOf } from './api-version.js'
-import type { VersionCounts } from './version-counts.js'
+import type { VersionCounts } from '../metrics/version-counts.js'
 
 /**
  * One JSON log line per request, written when the response is done, carrying the request id

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis'
 
 /**
- * How many requests each API version has answered (Part 2: "watch per-version traffic"). The
- * request log line of a versioned request carries the count after it.
+ * How many requests each API version has answered, so per-version traffic can be watched
+ * (docs/versioning.md#deprecation-lifecycle). The request log line of a versioned request carries
+ * the count after it.
  */
 export interface VersionCounts {
   /** Counts one more request for `version`; the new total, or undefined if it cannot be counted now. */

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster'
 import { pino } from 'pino'
-import type { Config } from './config.js'
-import { serveClusterMetrics } from './metrics/cluster.js'
+import type { Config } from '../config.js'
+import { serveClusterMetrics } from '../metrics/cluster.js'
 
 /** How long a replacement that died before listening waits before the next try, at most. */
 const MAX_RESTART_DELAY_MS = 30_000

@@ -1,7 +1,7 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import type { Config } from './config.js'
-import { StartUpError } from './infrastructure.js'
+import type { Config } from '../config.js'
+import { StartUpError } from '../start-up-error.js'
 
 /** What the listener needs to serve HTTPS, read and checked before it listens. */
 export interface TlsFiles {

@@ -1,9 +1,8 @@
-// What the surfaces that speak E3, `{ "error": <message> }`, have in common (B and C): their
-// published answers, each message exact and taken from the function that raises it, and the
-// routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
+// What the surfaces that speak E3, `{ "error": <message> }`, have in common (B and C): the
+// messages both send, their published answers, each message exact and taken from the function
+// that raises it, and the routes of one item (`/api/tugas/{id}`, `/todos/{id}`).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type TSchema, Type } from 'typebox'
-import type { Precondition, PreconditionFailed } from '../store/precondition.js'
 import {
   conditionalRead,
   conditionalWrite,
@@ -11,16 +10,79 @@ import {
   preconditionHeld,
   type TaggedItem,
   taggedItem,
-} from './conditional.js'
-import type { ApiError, ErrorShape, FrameworkFailure } from './errors.js'
-import { atId, checkIdFirst, idOf, type PathId } from './path-id.js'
+} from '../../http/conditional.js'
+import { ApiError, type ErrorShape, type FrameworkFailure } from '../../http/errors.js'
+import { idempotencyFailures } from '../../http/idempotency.js'
+import { atId, checkIdFirst, idOf, type PathId } from '../../http/path-id.js'
 import {
   exactTexts,
   type ParameterSpec,
   type ResponseSpec,
   type RouteSpec,
   type Text,
-} from './route-spec.js'
+} from '../../http/route-spec.js'
+import { storeFailures } from '../../http/store-failures.js'
+import type { ItemStore } from '../../store/item-store.js'
+import type { Precondition, PreconditionFailed } from '../../store/precondition.js'
+
+/** The code of an error sent as E3 (a surface's `send` tells it from its other forms). */
+const E3_CODE = 'E3'
+
+/** An error sent as E3, `{ "error": <message> }`. */
+export function e3Error(statusCode: number, message: string): ApiError {
+  return new ApiError(statusCode, E3_CODE, message)
+}
+
+/** The E3 message of a 503 (docs/decisions.md#unavailable-backing-services), shared by B and C. */
+const LAYANAN_TIDAK_TERSEDIA = 'layanan sedang tidak tersedia'
+
+/** The E3 message of a 412, `If-Match` not matching (docs/compact.md#errors), shared by B and C. */
+const VERSI_TIDAK_COCOK = 'versi tidak cocok'
+
+/** The 412 of a write whose `If-Match` the item does not match, on surfaces B and C. */
+export const versiTidakCocok = () => e3Error(412, VERSI_TIDAK_COCOK)
+
+/**
+ * The E3 status and message of each `Idempotency-Key` refusal, B's and C's
+ * (docs/compact.md#errors).
+ */
+function idempotencyE3(
+  kind: 'idempotency-key-invalid' | 'idempotency-key-in-use' | 'idempotency-key-reused',
+): [number, string] {
+  switch (kind) {
+    case 'idempotency-key-invalid':
+      return [400, 'Idempotency-Key tidak valid']
+    case 'idempotency-key-reused':
+      return [422, 'Idempotency-Key dipakai untuk permintaan lain']
+    case 'idempotency-key-in-use':
+      return [409, 'permintaan dengan Idempotency-Key ini sedang diproses']
+  }
+}
+
+/** What surfaces B and C answer alike to a failure they did not raise: 500, 503, a refused key. */
+export function sharedE3(
+  kind: Extract<FrameworkFailure['kind'], 'internal' | 'unavailable' | `idempotency-key-${string}`>,
+): ApiError {
+  switch (kind) {
+    case 'internal':
+      return e3Error(500, 'terjadi kesalahan internal')
+    case 'unavailable':
+      return e3Error(503, LAYANAN_TIDAK_TERSEDIA)
+    default:
+      return e3Error(...idempotencyE3(kind))
+  }
+}
+
+/**
+ * The documented answers surfaces B and C give alike, E3 in `shape`: the store's failures and the
+ * refusals of an `Idempotency-Key`.
+ */
+export function e3Failures(shape: ErrorShape) {
+  return {
+    store: storeFailures(shape, e3Answer),
+    idempotency: idempotencyFailures(shape, e3Answer),
+  }
+}
 
 /** An E3 answer whose message is one of `texts`. */
 export function e3(description: string, texts: Text[]): ResponseSpec {
@@ -37,33 +99,6 @@ export function frameworkText(shape: ErrorShape, failure: FrameworkFailure): str
   return shape.fromFramework(failure).message
 }
 
-/**
- * The failures of a route that uses a store, in `shape`: 500 for an unexpected one, 503 with
- * `Retry-After` while a backing service cannot be reached (decisions.md 7). `answer` publishes the
- * error `shape` gives, under a description (E3 by default).
- */
-export function storeFailures(
-  shape: ErrorShape,
-  answer: (description: string, error: ApiError) => ResponseSpec = e3Answer,
-): Record<500 | 503, ResponseSpec> {
-  return {
-    500: answer(
-      'Unexpected failure; the cause is in the log only',
-      shape.fromFramework({ kind: 'internal' }),
-    ),
-    503: {
-      ...answer(
-        'A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with ' +
-          '`REDIS_URL`) cannot be reached; nothing was done, try again',
-        shape.fromFramework({ kind: 'unavailable' }),
-      ),
-      headers: {
-        'Retry-After': { description: 'Seconds: `1`.', schema: Type.String(), required: true },
-      },
-    },
-  }
-}
-
 /** One item of an E3 surface, at `path` (ending in `/{id}`), as its routes read and answer it. */
 export interface E3Item<T> {
   path: string
@@ -76,13 +111,14 @@ export interface E3Item<T> {
   /** What an id is, and what the routes answer for one that is not. */
   idDescription: string
   /** The documented 400 (the id) and 404, and the store's failures. */
-  responses: { 400: ResponseSpec; 404: ResponseSpec } & Record<500 | 503, ResponseSpec>
+  failures: {
+    invalidId: ResponseSpec
+    notFound: ResponseSpec
+    store: Record<500 | 503, ResponseSpec>
+  }
   /** The 404 for the id as sent. */
   notFound(raw: string): ApiError
-  /** The 412 of a write whose `If-Match` the item does not match. */
-  preconditionFailed(): ApiError
-  find(id: number): Promise<T | undefined>
-  remove(id: number, precondition?: Precondition<T>): Promise<boolean | PreconditionFailed>
+  store: Pick<ItemStore<T, unknown, unknown>, 'get' | 'delete'>
 }
 
 /** A write of one item guarded by a precondition, as the stores take it. */
@@ -97,7 +133,7 @@ export interface ItemRoutes<T> {
   read: RouteSpec
   /** `DELETE`: the id (400), existence (404), then `If-Match` (412); any body is ignored. */
   remove: RouteSpec
-  /** The id parameter, checked first, before the body is read (Part 1, B rule 1). */
+  /** The id parameter, checked first, before the body is read (docs/compact.md#rules). */
   idFirst: Pick<RouteSpec, 'parameters' | 'onRequest'>
   /** The item in the answers that carry it (a create's), with its ETag. */
   tagged: TaggedItem<T>
@@ -116,7 +152,12 @@ export interface ItemRoutes<T> {
 
 /** The routes of `item`: both surfaces' `GET` and `DELETE` of one item are the same. */
 export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
-  const { path, what, name, responses } = item
+  const { path, what, name, store } = item
+  const responses = {
+    400: item.failures.invalidId,
+    404: item.failures.notFound,
+    ...item.failures.store,
+  }
   const parameter: ParameterSpec = {
     name: 'id',
     in: 'path',
@@ -127,7 +168,7 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
   const idFirst = { parameters: [parameter], onRequest: [checkIdFirst(item.pathId)] }
   const tagged = taggedItem<T>({ schema: item.schema })
   const failed = e3('`If-Match` names no tag of the item as it is now; nothing changed.', [
-    item.preconditionFailed().message,
+    versiTidakCocok().message,
   ])
   const guarded = (route: RouteSpec) => conditionalWrite(route, failed)
   /** What `change` gives for the item `request` names: its 404, then its 412. */
@@ -138,7 +179,7 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
     const { id, raw } = idOf(request, item.pathId)
     const found = await atId(id, change)
     if (found === undefined) throw item.notFound(raw)
-    return preconditionHeld(found, item.preconditionFailed)
+    return preconditionHeld(found, versiTidakCocok)
   }
   const operation = (method: 'GET' | 'DELETE', summary: string, description: string) => ({
     method,
@@ -164,7 +205,7 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
       ),
       responses: { 200: { description: `The ${what}.`, schema: item.schema }, ...responses },
       async handler(request, reply) {
-        return tagged.read(request, reply, await at(request, (id) => item.find(id)))
+        return tagged.read(request, reply, await at(request, (id) => store.get(id)))
       },
     }),
     remove: guarded({
@@ -178,9 +219,9 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
       async handler(request, reply) {
         const ifMatch = tagged.ifMatch(request, reply)
         const { id, raw } = idOf(request, item.pathId)
-        deleted(await atId(id, (known) => item.remove(known, ifMatch)), {
+        deleted(await atId(id, (known) => store.delete(known, ifMatch)), {
           notFound: () => item.notFound(raw),
-          failed: item.preconditionFailed,
+          failed: versiTidakCocok,
         })
         return reply.code(204).send()
       },

@@ -14,7 +14,7 @@ import Fastify, {
   type onRequestHookHandler,
   type onSendHookHandler,
 } from 'fastify'
-import type { TlsFiles } from '../tls.js'
+import type { TlsFiles } from './tls.js'
 
 /** Node's time limits of an HTTP/1 server, as the server's own properties. */
 export interface Http1Limits {
