@@ -7,7 +7,7 @@ import { defaults } from '../src/config.js'
 import { createInfrastructure } from '../src/infrastructure.js'
 import { demoSeed } from '../src/seed.js'
 import { seededMemoryStores } from '../src/stores.js'
-import { call, json, testApp } from './helpers.js'
+import { call, json, testApp } from './support/helpers.js'
 
 const endpointNotFound = { error: { kode: 'TIDAK_ADA', pesan: 'endpoint not found' } }
 

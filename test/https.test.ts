@@ -18,9 +18,9 @@ import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { loadTls } from '../src/server/tls.js'
-import { testApp } from './helpers.js'
-import { exchange, listenOnLoopback, request } from './http/raw-http.js'
-import { exitOf, listening, npmStart } from './processes.js'
+import { testApp } from './support/helpers.js'
+import { exitOf, listening, npmStart } from './support/processes.js'
+import { exchange, listenOnLoopback, request } from './support/raw-http.js'
 
 const dir = await mkdtemp(join(tmpdir(), 'tugas-tls-'))
 after(() => rm(dir, { recursive: true, force: true }))

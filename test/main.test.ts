@@ -7,7 +7,7 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
-import { exitOf, listening, logged, npmStart } from './processes.js'
+import { exitOf, listening, logged, npmStart } from './support/processes.js'
 
 describe('npm start', () => {
   test('listens on PORT=0, answers over a socket, logs one line a request, stops on SIGTERM', async () => {

@@ -7,10 +7,10 @@ import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as pause } from 'node:timers/promises'
-import { type Metrics, parseMetrics, sampleOf, samplesOf } from './metrics-text.js'
-import { skipWithoutPostgres } from './postgres.js'
-import { inRounds, listening, send, startTwoWorkers } from './processes.js'
-import { skipWithoutRedis } from './redis.js'
+import { type Metrics, parseMetrics, sampleOf, samplesOf } from './support/metrics-text.js'
+import { skipWithoutPostgres } from './support/postgres.js'
+import { inRounds, listening, send, startTwoWorkers } from './support/processes.js'
+import { skipWithoutRedis } from './support/redis.js'
 
 type Line = Record<string, unknown>
 

@@ -9,8 +9,8 @@ import { once } from 'node:events'
 import { createInterface } from 'node:readline'
 import { after, describe, test } from 'node:test'
 import pg from 'pg'
-import { DEMO_TASKS } from './helpers.js'
-import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
+import { DEMO_TASKS } from './support/helpers.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
 
 const root = new URL('..', import.meta.url).pathname
 

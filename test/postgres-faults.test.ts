@@ -7,9 +7,9 @@ import assert from 'node:assert/strict'
 import { performance } from 'node:perf_hooks'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { FaultyLink } from './faulty-link.js'
-import { DEMO_TASKS, testApp } from './helpers.js'
-import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
+import { FaultyLink } from './support/faulty-link.js'
+import { DEMO_TASKS, testApp } from './support/helpers.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
 
 /** A fresh database, reached through `link` (a new one when not given): host and port rewritten. */
 async function linkedDatabase(link?: FaultyLink): Promise<{ link: FaultyLink; url: string }> {

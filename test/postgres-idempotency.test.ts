@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict'
 import type { ChildProcess } from 'node:child_process'
 import { describe, test } from 'node:test'
-import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
-import { type Answer, exitOf, listening, npmStart, send } from './processes.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
+import { type Answer, exitOf, listening, npmStart, send } from './support/processes.js'
 
 /** `npm start` on `databaseUrl`: the process and its address. */
 async function start(databaseUrl: string): Promise<{ child: ChildProcess; base: string }> {

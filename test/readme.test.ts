@@ -39,9 +39,9 @@ import { type ChildProcess, execFile } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
 import { promisify } from 'node:util'
-import { TEST_STORE } from './helpers.js'
-import { freshDatabaseUrl } from './postgres.js'
-import { exitOf, listening, npmStart } from './processes.js'
+import { TEST_STORE } from './support/helpers.js'
+import { freshDatabaseUrl } from './support/postgres.js'
+import { exitOf, listening, npmStart } from './support/processes.js'
 
 const root = new URL('..', import.meta.url).pathname
 const run = promisify(execFile)

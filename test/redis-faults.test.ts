@@ -10,9 +10,9 @@ import { defaults } from '../src/config.js'
 import { createInfrastructure } from '../src/infrastructure.js'
 import { demoSeed } from '../src/seed.js'
 import { StartUpError } from '../src/start-up-error.js'
-import { FaultyLink } from './faulty-link.js'
-import { testApp } from './helpers.js'
-import { freshPrefix, REDIS_URL, skipWithoutRedis } from './redis.js'
+import { FaultyLink } from './support/faulty-link.js'
+import { testApp } from './support/helpers.js'
+import { freshPrefix, REDIS_URL, skipWithoutRedis } from './support/redis.js'
 
 const REPORT = {
   method: 'GET' as const,

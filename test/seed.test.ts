@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { demoSeed, parseSeed, readSeedFile, SeedError } from '../src/seed.js'
-import { testApp } from './helpers.js'
+import { testApp } from './support/helpers.js'
 
 const dir = await mkdtemp(join(tmpdir(), 'tugas-seed-'))
 let files = 0

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from './helpers.js'
-import { freshDatabaseUrl, skipWithoutPostgres } from './postgres.js'
-import { freshPrefix, REDIS_URL, skipWithoutRedis } from './redis.js'
+import { testApp } from './support/helpers.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
+import { freshPrefix, REDIS_URL, skipWithoutRedis } from './support/redis.js'
 
 const skip = (await skipWithoutPostgres()) || (await skipWithoutRedis())
 

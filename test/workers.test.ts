@@ -9,7 +9,7 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as pause } from 'node:timers/promises'
-import { skipWithoutPostgres } from './postgres.js'
+import { skipWithoutPostgres } from './support/postgres.js'
 import {
   exitOf,
   inRounds,
@@ -18,8 +18,8 @@ import {
   npmStart,
   send,
   startTwoWorkers,
-} from './processes.js'
-import { REDIS_URL, skipWithoutRedis } from './redis.js'
+} from './support/processes.js'
+import { REDIS_URL, skipWithoutRedis } from './support/redis.js'
 
 type Line = Record<string, unknown>
 

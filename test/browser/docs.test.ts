@@ -15,8 +15,8 @@ import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
-import { testApp } from '../helpers.js'
-import { SERVICES_REQUIRED } from '../services.js'
+import { testApp } from '../support/helpers.js'
+import { SERVICES_REQUIRED } from '../support/services.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const SCREENSHOT = fileURLToPath(new URL('../../docs/docs-page.png', import.meta.url))

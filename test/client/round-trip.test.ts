@@ -2,7 +2,7 @@
 // every operation of the served /openapi.json is called through it, on every surface. The calls
 // are type-checked against the generated types (npm test runs tsc on this file), so a path, a
 // parameter or a body the document does not have fails the build; each answer is also checked
-// against the document (test/conformance.ts), and the last test fails when an operation of the
+// against the document (test/support/conformance.ts), and the last test fails when an operation of the
 // document was never called here.
 
 import assert from 'node:assert/strict'
@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { createTugasClient, type Schemas, type TugasClient } from '../../src/client/index.js'
-import { conformanceChecker } from '../conformance.js'
-import { DEMO_TASKS, testApp } from '../helpers.js'
+import { conformanceChecker } from '../support/conformance.js'
+import { DEMO_TASKS, testApp } from '../support/helpers.js'
 
 const ADMIN = 'demo-admin-token'
 const BUDI = 'demo-budi-token'

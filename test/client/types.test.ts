@@ -15,7 +15,7 @@ import {
   SCHEMA_PATH,
   servedDocument,
 } from '../../scripts/client-types.js'
-import { SERVICES_REQUIRED } from '../services.js'
+import { SERVICES_REQUIRED } from '../support/services.js'
 
 /** The `skip` option: false when the generator can run, a loud reason otherwise. */
 function skipWithoutGenerator(): false | string {

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from '../helpers.js'
-import { exchange, listenOnLoopback, type RawAnswer, request } from './raw-http.js'
+import { testApp } from '../support/helpers.js'
+import { exchange, listenOnLoopback, type RawAnswer, request } from '../support/raw-http.js'
 
 const LIMITS = { requestTimeoutMs: 900, headersTimeoutMs: 450, keepAliveTimeoutMs: 300 }
 

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { TokenBucketLimiter } from '../../src/rate-limit/token-bucket.js'
-import { json, testApp } from '../helpers.js'
+import { json, testApp } from '../support/helpers.js'
 
 const ORIGIN = { origin: 'https://app.example' }
 const PREFLIGHT = {

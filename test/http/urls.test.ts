@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from '../helpers.js'
-import { exchange, listenOnLoopback, request } from './raw-http.js'
+import { testApp } from '../support/helpers.js'
+import { exchange, listenOnLoopback, request } from '../support/raw-http.js'
 
 let app: FastifyInstance
 let port: number

@@ -14,8 +14,8 @@ import {
   LEASE_MS,
   type StoredAnswer,
 } from '../../src/store/idempotency/store.js'
-import { freshDatabase, skipWithoutPostgres } from '../postgres.js'
-import { forEachStore } from '../stores.js'
+import { freshDatabase, skipWithoutPostgres } from '../support/postgres.js'
+import { forEachStore } from '../support/stores.js'
 
 const T0 = new Date('2026-03-01T08:00:00.000Z')
 const at = (ms: number) => new Date(T0.getTime() + ms)

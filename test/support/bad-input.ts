@@ -10,10 +10,10 @@ import { after, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { Config } from '../../src/config.js'
-import { conditionalHeadersProperty, type HeaderTarget } from '../conditional-kit.js'
-import { conformanceChecker, type SeenRequest, type SeenResponse } from '../conformance.js'
-import { json, testApp } from '../helpers.js'
-import * as kit from '../property-kit.js'
+import { conditionalHeadersProperty, type HeaderTarget } from './conditional-kit.js'
+import { conformanceChecker, type SeenRequest, type SeenResponse } from './conformance.js'
+import { json, testApp } from './helpers.js'
+import * as kit from './property-kit.js'
 
 /** About 150 runs a property keeps a file well under 15 s; failures show the assertion. */
 export const PARAMETERS = { numRuns: 150, includeErrorInReport: true }

@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import * as kit from '../../property-kit.js'
 import {
   anyIdOf,
   BODY_LIMIT,
@@ -20,6 +19,7 @@ import {
   plausibleId,
   sharedProperties,
 } from '../../support/bad-input.js'
+import * as kit from '../../support/property-kit.js'
 
 const STATUSES = new Set([200, 201, 204, 400, 404, 405, 413, 415, 422])
 const PLAIN = 'text/plain; charset=utf-8'

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { call, json, testApp } from '../../helpers.js'
-import { describeIdempotentRoute, E3_REFUSALS } from '../../idempotency-kit.js'
+import { call, json, testApp } from '../../support/helpers.js'
+import { describeIdempotentRoute, E3_REFUSALS } from '../../support/idempotency-kit.js'
 
 describeIdempotentRoute({
   title: 'POST /api/tugas',

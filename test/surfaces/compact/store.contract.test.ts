@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { CompactTugas } from '../../../src/surfaces/compact/schemas.js'
-import { isItem, preconditionContract } from '../../preconditions.js'
-import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
+import { isItem, preconditionContract } from '../../support/preconditions.js'
+import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 await forEachStore('CompactStore', (kind) => {
   preconditionContract<CompactTugas>(kind, ({ compact }) => ({

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { docsSurface } from '../../../src/surfaces/docs/index.js'
 import { openApiSurface } from '../../../src/surfaces/openapi/index.js'
-import { testApp } from '../../helpers.js'
+import { testApp } from '../../support/helpers.js'
 
 const NOT_FOUND = { error: { kode: 'TIDAK_ADA', pesan: 'endpoint not found' } }
 

@@ -7,9 +7,9 @@ import type { FastifyInstance } from 'fastify'
 import { LATENCY_BUCKETS } from '../../../src/metrics/requests.js'
 import type { RateLimiter } from '../../../src/rate-limit/limiter.js'
 import { ServiceUnavailableError } from '../../../src/store/unavailable.js'
-import { json, TEST_STORE, testApp } from '../../helpers.js'
-import { parseMetrics, sampleOf, samplesOf } from '../../metrics-text.js'
-import { freshDatabaseUrl, skipWithoutPostgres } from '../../postgres.js'
+import { json, TEST_STORE, testApp } from '../../support/helpers.js'
+import { parseMetrics, sampleOf, samplesOf } from '../../support/metrics-text.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from '../../support/postgres.js'
 
 const ADMIN_KEY = { 'x-api-key': 'demo-admin-token' }
 

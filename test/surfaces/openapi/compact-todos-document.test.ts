@@ -8,8 +8,8 @@ import { after, before, describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { FastifyInstance } from 'fastify'
 import type { TodosVariant } from '../../../src/config.js'
-import { conformanceChecker, type SeenResponse, serversAsText } from '../../conformance.js'
-import { testApp } from '../../helpers.js'
+import { conformanceChecker, type SeenResponse, serversAsText } from '../../support/conformance.js'
+import { testApp } from '../../support/helpers.js'
 
 type Json = Record<string, unknown>
 

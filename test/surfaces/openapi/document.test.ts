@@ -2,8 +2,8 @@ import assert, { AssertionError } from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { FastifyInstance } from 'fastify'
-import { conformanceChecker, type SeenResponse } from '../../conformance.js'
-import { testApp } from '../../helpers.js'
+import { conformanceChecker, type SeenResponse } from '../../support/conformance.js'
+import { testApp } from '../../support/helpers.js'
 
 type Json = Record<string, unknown>
 

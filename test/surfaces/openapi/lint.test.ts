@@ -15,7 +15,7 @@ import type {
   TugasVersioning,
   UsersVariant,
 } from '../../../src/config.js'
-import { testApp } from '../../helpers.js'
+import { testApp } from '../../support/helpers.js'
 
 const run = promisify(execFile)
 

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { DEFAULT_ORIGIN, requestOrigin, withOrigin } from '../../../src/surfaces/openapi/origin.js'
-import { testApp } from '../../helpers.js'
+import { testApp } from '../../support/helpers.js'
 
 type Json = Record<string, unknown>
 

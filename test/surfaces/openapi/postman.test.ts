@@ -13,8 +13,8 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { type Callback, convert, convertV2, type Options } from 'openapi-to-postmanv2'
 import type { Config } from '../../../src/config.js'
-import { conformanceChecker } from '../../conformance.js'
-import { testApp } from '../../helpers.js'
+import { conformanceChecker } from '../../support/conformance.js'
+import { testApp } from '../../support/helpers.js'
 
 type Json = Record<string, unknown>
 

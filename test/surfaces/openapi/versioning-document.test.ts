@@ -14,8 +14,8 @@ import {
   type SeenResponse,
   serverPath,
   serversAsText,
-} from '../../conformance.js'
-import { call, json, testApp } from '../../helpers.js'
+} from '../../support/conformance.js'
+import { call, json, testApp } from '../../support/helpers.js'
 
 type Json = Record<string, unknown>
 

@@ -10,8 +10,8 @@ import type { Identity } from '../../../src/surfaces/supporting/access/identity.
 import { MemoryCredentialStore } from '../../../src/surfaces/supporting/access/memory-store.js'
 import { isAllowed, ROLE_POLICY } from '../../../src/surfaces/supporting/access/policy.js'
 import type { CredentialStore } from '../../../src/surfaces/supporting/access/store.js'
-import { testApp } from '../../helpers.js'
-import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
+import { testApp } from '../../support/helpers.js'
+import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from '../../support/supporting.js'
 
 const CHALLENGE = 'Bearer realm="api"'
 

@@ -17,11 +17,11 @@ import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { defaults } from '../../../src/config.js'
 import { TokenBucketLimiter } from '../../../src/rate-limit/token-bucket.js'
 import { demoSeed } from '../../../src/seed.js'
-import { conditionalHeadersProperty } from '../../conditional-kit.js'
-import { call, testApp } from '../../helpers.js'
-import * as kit from '../../property-kit.js'
 import { oracleSender } from '../../support/bad-input.js'
-import { ADMIN, BUDI, SITI } from './helpers.js'
+import { conditionalHeadersProperty } from '../../support/conditional-kit.js'
+import { call, testApp } from '../../support/helpers.js'
+import * as kit from '../../support/property-kit.js'
+import { ADMIN, BUDI, SITI } from '../../support/supporting.js'
 
 /** About 150 runs a property keeps the file well under 20 s; failures show the assertion. */
 const PARAMETERS = { numRuns: 150, includeErrorInReport: true }

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { strongTag } from '../../../src/http/conditional.js'
-import { conditionalSuite, OTHER_TAG, STRONG_TAG } from '../../conditional-kit.js'
-import { json, testApp } from '../../helpers.js'
-import { ADMIN, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
+import { conditionalSuite, OTHER_TAG, STRONG_TAG } from '../../support/conditional-kit.js'
+import { json, testApp } from '../../support/helpers.js'
+import { ADMIN, assertE2, BUDI, bearer, callD, SITI } from '../../support/supporting.js'
 
 const preconditionFailed = (response: LightMyRequestResponse) => {
   assertE2(response, 412, 'PRECONDITION_FAILED')

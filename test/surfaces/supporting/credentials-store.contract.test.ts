@@ -6,8 +6,8 @@ import { test } from 'node:test'
 import { demoSeed, parseSeed } from '../../../src/seed.js'
 import type { Identity } from '../../../src/surfaces/supporting/access/identity.js'
 import type { CredentialStore } from '../../../src/surfaces/supporting/access/store.js'
-import { forEachStore, type StoreKind, tryMutate } from '../../stores.js'
-import { ADMIN, BUDI, SITI } from './helpers.js'
+import { forEachStore, type StoreKind, tryMutate } from '../../support/stores.js'
+import { ADMIN, BUDI, SITI } from '../../support/supporting.js'
 
 /** The SHA-256 of the secret's UTF-8 bytes, in lowercase hex: computed here, not by the store. */
 const sha256Hex = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex')

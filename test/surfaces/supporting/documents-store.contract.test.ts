@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Dokumen } from '../../../src/surfaces/supporting/documents/schemas.js'
-import { preconditionContract } from '../../preconditions.js'
-import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
+import { preconditionContract } from '../../support/preconditions.js'
+import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 // Owners interleaved, so each owner's documents are not adjacent in id order.
 const OWNERS = ['budi', 'siti', 'Budi', 'budi', 'budi ', 'BUDI', 'siti', 'budi', 'bUdi', 'büdi']

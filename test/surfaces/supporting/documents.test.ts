@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { sharedApp, testApp } from '../../helpers.js'
-import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
+import { sharedApp, testApp } from '../../support/helpers.js'
+import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from '../../support/supporting.js'
 
 const RENCANA = { id: 1, judul: 'Rencana', pemilik: 'budi' }
 const ANGGARAN = { id: 2, judul: 'Anggaran', pemilik: 'budi' }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { createMemoryStores } from '../../../src/stores.js'
-import { call, json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../support/helpers.js'
 import {
   assertReplay,
   BAD_KEYS,
@@ -15,7 +15,7 @@ import {
   failOnce,
   hold,
   type Seen,
-} from '../../idempotency-kit.js'
+} from '../../support/idempotency-kit.js'
 
 const refusals = e2Refusals('details')
 

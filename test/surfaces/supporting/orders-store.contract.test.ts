@@ -5,8 +5,8 @@ import { test } from 'node:test'
 import { PRECONDITION_FAILED } from '../../../src/store/precondition.js'
 import type { Pesanan } from '../../../src/surfaces/supporting/orders/schemas.js'
 import type { OrderStore, PayResult } from '../../../src/surfaces/supporting/orders/store.js'
-import { preconditionContract } from '../../preconditions.js'
-import { forEachStore, tryMutate } from '../../stores.js'
+import { preconditionContract } from '../../support/preconditions.js'
+import { forEachStore, tryMutate } from '../../support/stores.js'
 
 /** `store.pay` without a precondition, which is never PRECONDITION_FAILED. */
 async function pay(store: OrderStore, id: number): Promise<PayResult> {

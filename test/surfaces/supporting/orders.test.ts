@@ -4,8 +4,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { orderViolations } from '../../../src/surfaces/supporting/orders/rules.js'
-import { json, testApp } from '../../helpers.js'
-import { assertE2, bearer, callD } from './helpers.js'
+import { json, testApp } from '../../support/helpers.js'
+import { assertE2, bearer, callD } from '../../support/supporting.js'
 
 const MiB = 1048576
 

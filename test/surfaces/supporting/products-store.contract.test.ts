@@ -2,7 +2,7 @@
 // order; integers up to Number.MAX_SAFE_INTEGER kept as numbers; snapshots.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { forEachStore, tryMutate } from '../../stores.js'
+import { forEachStore, tryMutate } from '../../support/stores.js'
 
 await forEachStore('ProductStore', (kind) => {
   test('create gives { id, nama, harga, stok } from id 1; list in id order and get read them', async () => {

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { Config, ProdukVersioning } from '../../../src/config.js'
-import { call, testApp } from '../../helpers.js'
-import { assertE2 } from './helpers.js'
+import { call, testApp } from '../../support/helpers.js'
+import { assertE2 } from '../../support/supporting.js'
 
 const MODES = ['none', 'header'] as const
 const IMF_FIXDATE =

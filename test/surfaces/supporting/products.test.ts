@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { json, sharedApp, testApp } from '../../helpers.js'
-import { assertE2, bearer, callD } from './helpers.js'
+import { json, sharedApp, testApp } from '../../support/helpers.js'
+import { assertE2, bearer, callD } from '../../support/supporting.js'
 
 const DEMO_PRODUCTS = [
   { id: 1, nama: 'Buku', harga: 50000, stok: 12 },

@@ -10,8 +10,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { DEFAULT_LAPORAN_PENJUALAN_FILE, defaults } from '../../../src/config.js'
 import type { BucketPolicy } from '../../../src/rate-limit/limiter.js'
 import { TokenBucketLimiter } from '../../../src/rate-limit/token-bucket.js'
-import { testApp } from '../../helpers.js'
-import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from './helpers.js'
+import { testApp } from '../../support/helpers.js'
+import { ADMIN, apiKey, assertE2, BUDI, bearer, callD, SITI } from '../../support/supporting.js'
 
 const DEFAULT_POLICY: BucketPolicy = { capacity: 3, refillPerSecond: 1 }
 

@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import type { UsersVariant } from '../../../src/config.js'
 import type { UserStore } from '../../../src/surfaces/supporting/users/store.js'
-import { json, storesOf, testApp } from '../../helpers.js'
+import { json, storesOf, testApp } from '../../support/helpers.js'
 
 // Distinctive secrets: none of these strings can appear by accident in a response or log line.
 const ADMIN_SECRET = 'Adm1n-S3kret-q7Zx9LwPc2'

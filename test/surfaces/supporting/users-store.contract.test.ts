@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { emailKey } from '../../../src/surfaces/supporting/users/store.js'
-import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
+import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 const NOW = '2024-02-29T10:20:30.456Z'
 const clock = () => new Date(NOW)

@@ -6,8 +6,8 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { UsersVariant } from '../../../src/config.js'
 import { verifyPassword } from '../../../src/surfaces/supporting/users/password.js'
 import { userViolations } from '../../../src/surfaces/supporting/users/rules.js'
-import { json, storesOf, testApp } from '../../helpers.js'
-import { assertE2, bearer, callD } from './helpers.js'
+import { json, storesOf, testApp } from '../../support/helpers.js'
+import { assertE2, bearer, callD } from '../../support/supporting.js'
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 const MiB = 1048576

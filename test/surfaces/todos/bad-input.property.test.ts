@@ -7,7 +7,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import * as kit from '../../property-kit.js'
 import {
   anyIdOf,
   BODY_LIMIT,
@@ -20,6 +19,7 @@ import {
   plausibleId,
   sharedProperties,
 } from '../../support/bad-input.js'
+import * as kit from '../../support/property-kit.js'
 
 type Variant = 'basic' | 'priority'
 const VARIANTS: Variant[] = ['basic', 'priority']

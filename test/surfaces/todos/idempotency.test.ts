@@ -1,8 +1,8 @@
 // Idempotent creates on surface C (decisions.md 8): POST /todos in both variants with an
 // `Idempotency-Key`: E3 refusals in the basic variant, E2 (`fields`) in the priority variant.
 import type { FastifyInstance } from 'fastify'
-import { call, json } from '../../helpers.js'
-import { describeIdempotentRoute, E3_REFUSALS, e2Refusals } from '../../idempotency-kit.js'
+import { call, json } from '../../support/helpers.js'
+import { describeIdempotentRoute, E3_REFUSALS, e2Refusals } from '../../support/idempotency-kit.js'
 
 const count = async (app: FastifyInstance) => (await call(app, { url: '/todos' })).json().length
 

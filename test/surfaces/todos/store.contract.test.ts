@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Todo } from '../../../src/surfaces/todos/schemas.js'
-import { isItem, preconditionContract } from '../../preconditions.js'
-import { forEachStore, ODD_TEXTS, tryMutate } from '../../stores.js'
+import { isItem, preconditionContract } from '../../support/preconditions.js'
+import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 /** A clock the test moves by hand. */
 function manualClock(iso: string) {

@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { call, json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../support/helpers.js'
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 

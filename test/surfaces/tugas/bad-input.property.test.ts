@@ -6,9 +6,9 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { json, testApp } from '../../helpers.js'
-import * as kit from '../../property-kit.js'
 import { conformanceOf } from '../../support/bad-input.js'
+import { json, testApp } from '../../support/helpers.js'
+import * as kit from '../../support/property-kit.js'
 
 /** About 200 runs a property keeps the file well under 20 s; failures show the assertion. */
 const PARAMETERS = { numRuns: 200, includeErrorInReport: true }

@@ -1,7 +1,7 @@
 // Comments (Part 1 Komentar, decisions.md "Comments").
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { call, json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../support/helpers.js'
 
 const seed = {
   tugas: [{ title: 'Pertama' }, { title: 'Kedua' }],

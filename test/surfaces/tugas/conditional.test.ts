@@ -5,8 +5,13 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { conditionalSuite, OTHER_TAG, STRONG_TAG, TagLedger } from '../../conditional-kit.js'
-import { call, json, testApp } from '../../helpers.js'
+import {
+  conditionalSuite,
+  OTHER_TAG,
+  STRONG_TAG,
+  TagLedger,
+} from '../../support/conditional-kit.js'
+import { call, json, testApp } from '../../support/helpers.js'
 
 function versiTidakCocok(response: LightMyRequestResponse) {
   assert.equal(response.statusCode, 412, response.body)

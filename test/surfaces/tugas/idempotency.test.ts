@@ -3,8 +3,12 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { call, json, testApp } from '../../helpers.js'
-import { assertReplay, describeIdempotentRoute, E1_REFUSALS } from '../../idempotency-kit.js'
+import { call, json, testApp } from '../../support/helpers.js'
+import {
+  assertReplay,
+  describeIdempotentRoute,
+  E1_REFUSALS,
+} from '../../support/idempotency-kit.js'
 
 const refusals = E1_REFUSALS
 

@@ -2,7 +2,7 @@
 // Part 2 query violations, decisions.md: TUGAS_BATAS_DEFAULT, sort ties).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { call, sharedApp, testApp } from '../../helpers.js'
+import { call, sharedApp, testApp } from '../../support/helpers.js'
 
 // ids 1..7; titles chosen so code-unit order differs from locale order ('B' < 'a').
 const tugas = [

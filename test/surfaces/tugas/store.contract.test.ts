@@ -7,8 +7,8 @@ import fc from 'fast-check'
 import { SORT_FIELDS } from '../../../src/surfaces/tugas/list-query.js'
 import type { Tugas } from '../../../src/surfaces/tugas/schemas.js'
 import type { TugasQuery } from '../../../src/surfaces/tugas/store.js'
-import { isItem, preconditionContract } from '../../preconditions.js'
-import { forEachStore, ODD_TEXTS } from '../../stores.js'
+import { isItem, preconditionContract } from '../../support/preconditions.js'
+import { forEachStore, ODD_TEXTS } from '../../support/stores.js'
 
 // Few distinct titles, so ties (and the id tie-break) are common. U+FFFD and U+E000 sort after
 // an astral character in code-unit order, before it in code-point order.

@@ -2,7 +2,7 @@
 // Part 2 E1, decisions.md section 6).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { call, json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../support/helpers.js'
 
 const seed = { tugas: [{ title: 'Belajar REST', status: 'selesai' }, { title: 'Kedua' }] }
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
-import { call, testApp } from '../../helpers.js'
+import { call, testApp } from '../../support/helpers.js'
 
 const PARAMETERS = { numRuns: 150, includeErrorInReport: true }
 const V2 = 'application/vnd.tugas.v2+json'

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { TugasVersioning } from '../../../src/config.js'
-import { call, json, testApp } from '../../helpers.js'
+import { call, json, testApp } from '../../support/helpers.js'
 
 const V2 = 'application/vnd.tugas.v2+json'
 const MODES = ['none', 'path', 'header'] as const

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { isDeepStrictEqual } from 'node:util'
-import { PRECONDITION_FAILED, type Precondition } from '../src/store/precondition.js'
-import type { Stores } from '../src/stores.js'
+import { PRECONDITION_FAILED, type Precondition } from '../../src/store/precondition.js'
+import type { Stores } from '../../src/stores.js'
 import type { StoreKind } from './stores.js'
 
 /** One guarded write of a store: what it takes, and what it answers. */

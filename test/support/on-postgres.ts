@@ -4,7 +4,6 @@
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { postgresProblem } from './postgres.js'
 import { SERVICES_REQUIRED } from './services.js'
 
@@ -32,14 +31,7 @@ if (problem !== undefined) {
 // waiting on PostgreSQL or on processes it started, which another file's work can fill.
 const run = spawnSync(
   process.execPath,
-  [
-    '--import',
-    fileURLToPath(new URL('./ts-loader.js', import.meta.url)),
-    '--test',
-    '--test-concurrency=3',
-    '--test-reporter=spec',
-    ...httpTestFiles(),
-  ],
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...httpTestFiles()],
   { stdio: 'inherit', env: { ...process.env, TUGAS_TEST_STORE: 'postgres' } },
 )
 process.exit(run.status ?? 1)

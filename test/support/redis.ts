@@ -15,7 +15,7 @@ export function redisProblem(): Promise<string | undefined> {
   problem ??= (async () => {
     const client = new Redis(REDIS_URL, {
       lazyConnect: true,
-      // As for PostgreSQL (test/postgres.ts): absent refuses at once, busy may take seconds.
+      // As for PostgreSQL (test/support/postgres.ts): absent refuses at once, busy may take seconds.
       connectTimeout: 15_000,
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,

@@ -1,6 +1,6 @@
 // The store implementations every store-contract suite runs against: memory and PostgreSQL.
 import { after, describe } from 'node:test'
-import { createMemoryStores, createPostgresStores, type Stores } from '../src/stores.js'
+import { createMemoryStores, createPostgresStores, type Stores } from '../../src/stores.js'
 import { freshDatabase, skipWithoutPostgres } from './postgres.js'
 
 export interface StoreKind {

@@ -6,8 +6,8 @@
 // TUGAS_REQUIRE_SERVICES=1 (.ci/run sets it) they fail instead.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { Database } from '../src/store/postgres/database.js'
-import { migrate } from '../src/store/postgres/migrate.js'
+import { Database } from '../../src/store/postgres/database.js'
+import { migrate } from '../../src/store/postgres/migrate.js'
 import { skipFor } from './services.js'
 
 export const ADMIN_URL =

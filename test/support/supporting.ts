@@ -1,8 +1,8 @@
 // Helpers for the surface D tests: an app, a conformance-checked call, E2 assertions.
 import assert from 'node:assert/strict'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import type { Config } from '../../../src/config.js'
-import { call } from '../../helpers.js'
+import type { Config } from '../../src/config.js'
+import { call } from './helpers.js'
 
 /** The demo credentials of the built-in seed (docs/operating.md#demo-data). */
 export const ADMIN = 'demo-admin-token'

@@ -9,7 +9,7 @@ import { setTimeout as pause } from 'node:timers/promises'
 import { freshDatabaseUrl } from './postgres.js'
 import { freshPrefix, REDIS_URL } from './redis.js'
 
-const root = new URL('..', import.meta.url).pathname
+const root = new URL('../..', import.meta.url).pathname
 
 const started: ChildProcess[] = []
 

@@ -2,15 +2,15 @@
 // declared once, run by each surface's idempotency.test.ts with what differs (the route, its
 // bodies, how to count what it made, the surface's refusals), through `call`, so every answer is
 // also checked against the document. On memory, and on PostgreSQL in `npm test`'s second pass
-// (test/on-postgres.ts).
+// (test/support/on-postgres.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import type { Config } from '../src/config.js'
-import { fingerprint } from '../src/http/idempotency.js'
-import { KEY_LIFETIME_MS, LEASE_MS } from '../src/store/idempotency/store.js'
-import { ServiceUnavailableError } from '../src/store/unavailable.js'
-import { createMemoryStores, type Stores } from '../src/stores.js'
+import type { Config } from '../../src/config.js'
+import { fingerprint } from '../../src/http/idempotency.js'
+import { KEY_LIFETIME_MS, LEASE_MS } from '../../src/store/idempotency/store.js'
+import { ServiceUnavailableError } from '../../src/store/unavailable.js'
+import { createMemoryStores, type Stores } from '../../src/stores.js'
 import { conformanceChecker } from './conformance.js'
 import { call, testApp } from './helpers.js'
 
