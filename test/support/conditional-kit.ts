@@ -1,7 +1,7 @@
 // Conditional requests over HTTP (decisions.md 8), the checks every surface's item routes share:
 // declared once, run by each surface's conditional.test.ts with what differs (how an item is
 // made, its writes, its 412), through `call`, so every answer is also checked against the
-// document. On memory, and on PostgreSQL in `npm test`'s second pass (test/support/on-postgres.ts).
+// document. On memory, and on PostgreSQL in `npm test`'s second pass (test/support/run-tests.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'

@@ -2,7 +2,7 @@
 // declared once, run by each surface's idempotency.test.ts with what differs (the route, its
 // bodies, how to count what it made, the surface's refusals), through `call`, so every answer is
 // also checked against the document. On memory, and on PostgreSQL in `npm test`'s second pass
-// (test/support/on-postgres.ts).
+// (test/support/run-tests.ts).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'

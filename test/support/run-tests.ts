@@ -1,0 +1,86 @@
+// `npm test`'s two passes: `memory` runs every test file; `postgres` runs the HTTP tests of
+// surfaces A to D again with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres), loudly
+// skipped where PostgreSQL cannot be reached, unless TUGAS_REQUIRE_SERVICES=1 (CI), where that
+// fails the run.
+//
+// The files are shared out among a few test processes (shards), three at a time, instead of
+// one process per file: on Node.js 20 every process pays about a second of CPU to load the
+// service's ES modules through tsx's loader hooks, which run on another thread (typebox alone is
+// some 700 modules). So a test file must leave no process-wide state behind (environment,
+// globals, listeners); each file still runs alone with `node --import tsx --test <file>`.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { postgresProblem } from './postgres.js'
+import { SERVICES_REQUIRED } from './services.js'
+
+const SHARDS = 8
+
+/** Every test file under `folder`, at any depth. */
+function testFiles(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.test.ts'))
+    .map((name) => join(folder, name))
+}
+
+/** The HTTP tests: every test file but the store-contract suites, which run both stores. */
+function httpTestFiles(): string[] {
+  const folders = [
+    'test',
+    'test/http',
+    ...['tugas', 'compact', 'todos', 'supporting'].map((s) => `test/surfaces/${s}`),
+  ]
+  return folders
+    .flatMap((folder) => readdirSync(folder).map((name) => join(folder, name)))
+    .filter((file) => file.endsWith('.test.ts') && !file.endsWith('.contract.test.ts'))
+    .filter((file) => !/(^|\/)(config|seed|main|postgres-[a-z-]+)\.test\.ts$/.test(file))
+}
+
+/** `files` in `count` shards of about the same size in bytes, the largest files placed first. */
+function shardsOf(files: string[], count: number): string[][] {
+  const shards: string[][] = Array.from({ length: count }, () => [])
+  const sizes = new Array<number>(count).fill(0)
+  const bySize = files.map((file) => ({ file, size: statSync(file).size }))
+  bySize.sort((a, b) => b.size - a.size || a.file.localeCompare(b.file))
+  for (const { file, size } of bySize) {
+    const smallest = sizes.indexOf(Math.min(...sizes))
+    shards[smallest]?.push(file)
+    sizes[smallest] = (sizes[smallest] ?? 0) + size
+  }
+  return shards.filter((shard) => shard.length > 0).map((shard) => shard.sort())
+}
+
+const pass = process.argv[2]
+if (pass !== 'memory' && pass !== 'postgres') {
+  process.stderr.write('usage: run-tests.ts memory|postgres\n')
+  process.exit(2)
+}
+if (pass === 'postgres') {
+  const problem = await postgresProblem()
+  if (problem !== undefined) {
+    const verdict = SERVICES_REQUIRED ? 'FAILED' : 'SKIPPED'
+    process.stderr.write(`\n*** ${verdict}: the HTTP tests on PostgreSQL: ${problem}. ***\n\n`)
+    process.exit(SERVICES_REQUIRED ? 1 : 0)
+  }
+}
+const files = pass === 'memory' ? testFiles('test') : httpTestFiles()
+const directory = mkdtempSync(join(tmpdir(), 'tugas-shards-'))
+const entries = shardsOf(files, SHARDS).map((shard, i) => {
+  const entry = join(directory, `shard-${i + 1}.mjs`)
+  writeFileSync(
+    entry,
+    shard.map((file) => `await import(${JSON.stringify(resolve(file))})\n`).join(''),
+  )
+  return entry
+})
+const run = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...entries],
+  {
+    stdio: 'inherit',
+    env: { ...process.env, ...(pass === 'postgres' && { TUGAS_TEST_STORE: 'postgres' }) },
+  },
+)
+rmSync(directory, { recursive: true, force: true })
+process.exit(run.status ?? 1)
