@@ -20,10 +20,10 @@ import { lazyRequestLogger } from './server/request-logger.js'
 import type { TlsFiles } from './server/tls.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactRoutes, compactSurface } from './surfaces/compact/index.js'
-import { docsSurface } from './surfaces/docs/index.js'
+import { docsOperation, docsSurface } from './surfaces/docs/index.js'
 import { healthSurface, readinessRoute } from './surfaces/health/index.js'
-import { metricsSurface } from './surfaces/metrics/index.js'
-import { openApiSurface } from './surfaces/openapi/index.js'
+import { metricsOperation, metricsSurface } from './surfaces/metrics/index.js'
+import { openApiOperation, openApiSurface } from './surfaces/openapi/index.js'
 import { serviceDocument } from './surfaces/openapi/service.js'
 import { supportingRoutes, supportingSurface } from './surfaces/supporting/index.js'
 import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
@@ -167,7 +167,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ...surfaceC.basic,
       ...surfaceC.priority,
       ...surfaceD,
+      // The service's own endpoints: every route it serves is described
+      // (docs/openapi.md#surface-e-get-openapijson).
+      openApiOperation,
+      docsOperation,
       readiness,
+      metricsOperation,
     ],
   })
   await app.register(openApiSurface, { document })

@@ -106,7 +106,7 @@ describe('GET /metrics under WORKERS=2', { skip }, () => {
         sent,
       )
       assert.equal(
-        sampleOf(metrics, 'tugas_api_version_requests_total', { version: 'tugas v2' }),
+        sampleOf(metrics, 'tugas_api_version_requests_total', { api: 'tugas', version: 'v2' }),
         2,
       )
       const decisions = (result: string) =>

@@ -556,6 +556,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This OpenAPI 3.1.0 document: every operation of the running configuration.
+         * @description The description of what this deployment serves, generated from the route table it serves with. Every server URL starts with the variable `origin`, whose default is the scheme, host and port the request was sent to (`Host`), so the document fetched from a deployment points at that deployment.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The interactive reference: Swagger UI on this document.
+         * @description An HTML page for a browser, showing `GET /openapi.json` with "Try it out" (which sends real requests to this deployment). Everything it loads comes from this service, under `/docs/`; its Content-Security-Policy lets it reach this origin only. Also at `/docs/`.
+         */
+        get: operations["getDocsPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -568,6 +608,26 @@ export interface paths {
          * @description Asks each configured backing service (`postgres` with `DATABASE_URL`, `redis` with `REDIS_URL`) whether it answers: 200 when all do (also when there is none), otherwise 503 with `Retry-After`, `checks` naming which does not.
          */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this deployment, in the text exposition format 0.0.4.
+         * @description For a Prometheus scrape: `text/plain; version=0.0.4`, every metric with its `# HELP` and `# TYPE` lines (`tugas_http_requests_total`, `tugas_http_request_duration_seconds`, `tugas_api_version_requests_total`, `tugas_laporan_rate_limit_decisions_total`, the `tugas_postgres_pool_*` gauges with `DATABASE_URL`, the `tugas_process_*` and `tugas_nodejs_*` process metrics). Open, and not counted in itself. With `WORKERS` above 1, the sum over every worker; a worker that does not answer within 2 s makes it 503.
+         */
+        get: operations["getMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3791,6 +3851,98 @@ export interface operations {
             };
         };
     };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, as JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        openapi: "3.1.0";
+                        info: {
+                            title: string;
+                            version: string;
+                        };
+                        servers: {
+                            url: string;
+                        }[];
+                        paths: {
+                            [key: string]: Record<string, never>;
+                        };
+                        components: Record<string, never>;
+                    };
+                };
+            };
+            /** @description The request was not received within the time limits (headers, whole request); answered before any route, in the generic E1 shape, and the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are over the size limit; answered before any route, in the generic E1 shape, and the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDocsPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    /** @description The page may load from and connect to this origin only (`'self'`). */
+                    "Content-Security-Policy": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request was not received within the time limits (headers, whole request); answered before any route, in the generic E1 shape, and the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are over the size limit; answered before any route, in the generic E1 shape, and the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -3837,7 +3989,7 @@ export interface operations {
             503: {
                 headers: {
                     /** @description Seconds: `1`. */
-                    "Retry-After"?: string;
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3848,6 +4000,55 @@ export interface operations {
                             [key: string]: "ok" | "unavailable";
                         };
                     };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics (`Content-Type: text/plain; version=0.0.4; charset=utf-8`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description The request was not received within the time limits (headers, whole request); answered before any route, in the generic E1 shape, and the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are over the size limit; answered before any route, in the generic E1 shape, and the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Only with `WORKERS` above 1: not every worker answered in time, so no total is given rather than a short one. Retry. */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
         };

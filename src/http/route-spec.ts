@@ -26,6 +26,8 @@ export interface ResponseSpec {
   schema?: TSchema
   /** The plain-text body (`text/plain; charset=utf-8`), a string schema; documented only. */
   text?: TSchema
+  /** The HTML page (`text/html; charset=utf-8`), a string schema; documented only. */
+  html?: TSchema
   headers?: Record<string, HeaderSpec>
 }
 
@@ -49,10 +51,12 @@ export interface OtherMethods {
 }
 
 /**
- * One operation, described once: Fastify registers it (its response schemas serialize the
- * replies) and the OpenAPI document publishes it, so documentation and behaviour share a source.
+ * What the OpenAPI document publishes of one operation. A route registered other than through
+ * `registerRoutes` (the `/docs` page, which a plugin serves; `/openapi.json` and `/metrics`, which
+ * send text they write themselves) is described by one of these beside its registration, which takes
+ * its path from it; every other route is a RouteSpec.
  */
-export interface RouteSpec {
+export interface OperationSpec {
   method: Extract<HTTPMethods, 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'>
   /** OpenAPI path template relative to the surface's base, e.g. `/tugas/{id}`. */
   path: string
@@ -72,15 +76,22 @@ export interface RouteSpec {
   servers?: string[]
   /** Credentials the operation takes, by security scheme name (OpenAPI `security`). */
   security?: string[]
-  /** Checks that run before the body is read (credentials, role policy, content type, id). */
-  onRequest?: (onRequestHookHandler | onRequestAsyncHookHandler)[]
-  /** Checks that run after `onRequest`, before the body is read (surface B's 415 without a body). */
-  preParsing?: (preParsingHookHandler | preParsingAsyncHookHandler)[]
   /**
    * How the route's path answers the methods no route of it serves: 405 with `Allow`
    * (`answerOtherMethodsOf`). Left out, they are the service's generic 404 (surface A).
    */
   otherMethods?: OtherMethods
+}
+
+/**
+ * One operation, described once: Fastify registers it (its response schemas serialize the
+ * replies) and the OpenAPI document publishes it, so documentation and behaviour share a source.
+ */
+export interface RouteSpec extends OperationSpec {
+  /** Checks that run before the body is read (credentials, role policy, content type, id). */
+  onRequest?: (onRequestHookHandler | onRequestAsyncHookHandler)[]
+  /** Checks that run after `onRequest`, before the body is read (surface B's 415 without a body). */
+  preParsing?: (preParsingHookHandler | preParsingAsyncHookHandler)[]
   /**
    * What the route opts into (Fastify's route `config`), read by the features that serve it.
    * `idempotent`: the route takes an `Idempotency-Key` (docs/decisions.md#safe-retries): set by

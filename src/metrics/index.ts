@@ -1,6 +1,7 @@
 import cluster from 'node:cluster'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
+import type { ApiVersion } from '../http/api-version.js'
 import type { RateLimiter } from '../rate-limit/limiter.js'
 import type { PoolStats } from '../store/postgres/database.js'
 import { ServiceUnavailableError } from '../store/unavailable.js'
@@ -24,22 +25,23 @@ type LaporanResult = 'admitted' | 'refused' | 'unavailable'
 
 /**
  * A counter of `registry` whose values are the app's own counts, read on each scrape: `counts`
- * gives each value of the one label `label`, with its count.
+ * gives each series, the values of the labels `labels`, with its count. One label per dimension
+ * (`api="produk", version="v1"`), so that a query can sum by either.
  */
-function tally(
+function tally<Label extends string>(
   registry: Registry,
-  label: string,
-  counts: () => Iterable<[string, number]>,
+  labels: readonly Label[],
+  counts: () => Iterable<[Record<Label, string>, number]>,
   { name, help }: { name: string; help: string },
 ): void {
   new Counter({
     name,
     help,
-    labelNames: [label],
+    labelNames: labels,
     registers: [registry],
     collect() {
       this.reset()
-      for (const [value, count] of counts()) this.inc({ [label]: value }, count)
+      for (const [values, count] of counts()) this.inc(values, count)
     },
   })
 }
@@ -52,7 +54,8 @@ function tally(
 export class Metrics {
   readonly registry = new Registry()
   readonly #requests: RequestMetrics
-  readonly #versions = new Map<string, number>()
+  /** By the version's name (`tugas v2`): its labels and its count. */
+  readonly #versions = new Map<string, [{ api: string; version: string }, number]>()
   readonly #laporan: Record<LaporanResult, number> = { admitted: 0, refused: 0, unavailable: 0 }
   readonly #clustered: boolean
   readonly #process: Registry
@@ -64,16 +67,21 @@ export class Metrics {
     this.#requests = new RequestMetrics(registry, new Set([METRICS_PATH]))
 
     const versions = this.#versions
-    tally(registry, 'version', () => versions, {
+    tally(registry, ['api', 'version'], () => versions.values(), {
       name: 'tugas_api_version_requests_total',
-      help: 'Requests answered by each API version (tugas unversioned, tugas v1, produk v2...).',
+      help: 'Requests answered by each version (v1, v2, unversioned) of each API (tugas, produk).',
     })
 
     const laporan = this.#laporan
-    tally(registry, 'result', () => Object.entries(laporan), {
-      name: 'tugas_laporan_rate_limit_decisions_total',
-      help: 'GET /laporan rate limiter decisions: admitted, refused (429), unavailable (503).',
-    })
+    tally(
+      registry,
+      ['result'],
+      () => Object.entries(laporan).map(([result, count]) => [{ result }, count]),
+      {
+        name: 'tugas_laporan_rate_limit_decisions_total',
+        help: 'GET /laporan rate limiter decisions: admitted, refused (429), unavailable (503).',
+      },
+    )
 
     const { pool } = options
     if (pool !== undefined) {
@@ -112,8 +120,10 @@ export class Metrics {
   }
 
   /** One more request answered by `version` (its request log line names it). */
-  apiVersionAnswered(version: string): void {
-    this.#versions.set(version, (this.#versions.get(version) ?? 0) + 1)
+  apiVersionAnswered({ api, version, name }: ApiVersion): void {
+    const counted = this.#versions.get(name)
+    if (counted === undefined) this.#versions.set(name, [{ api, version }, 1])
+    else counted[1] += 1
   }
 
   /** `limiter`, counting its decisions. */

@@ -46,9 +46,9 @@ export class RequestLog extends LogController {
       write()
       return
     }
-    line.apiVersion = apiVersion
+    line.apiVersion = apiVersion.name
     this.metrics.apiVersionAnswered(apiVersion)
-    void this.counts.add(apiVersion).then((count) => {
+    void this.counts.add(apiVersion.name).then((count) => {
       if (count !== undefined) line.apiVersionCount = count
       write()
     })

@@ -339,11 +339,43 @@ describe('surface D: supporting endpoints', () => {
   })
 })
 
-describe('health', () => {
+describe("the service's own endpoints", () => {
   test('GET /health/ready: ready, with no backing service configured', async () => {
     const ready = await client.GET('/health/ready')
     assert.equal(ready.response.status, 200)
     assert.deepEqual(ready.data, { status: 'ok', checks: {} })
+  })
+
+  test('GET /openapi.json: the document, its origin the address the client called', async () => {
+    const described = await client.GET('/openapi.json')
+    assert.equal(described.response.status, 200)
+    assert.equal(described.data?.openapi, '3.1.0')
+    assert.ok(described.data !== undefined && '/metrics' in described.data.paths)
+    assert.equal(described.data.servers[0]?.url, '{origin}/v1')
+    // The server variable `origin` defaults to where the document was fetched from.
+    const { origin } = new URL(described.response.url)
+    assert.equal(JSON.stringify(described.data).includes(`"default":"${origin}"`), true)
+  })
+
+  test('GET /docs: the HTML page, read as text', async () => {
+    const page = await client.GET('/docs', { parseAs: 'text' })
+    assert.equal(page.response.status, 200)
+    assert.match(page.response.headers.get('content-type') ?? '', /^text\/html\b/)
+    assert.match(page.data ?? '', /<title>tugas: API reference<\/title>/)
+  })
+
+  test('GET /metrics: the Prometheus text, counting the calls made through the client', async () => {
+    const metrics = await client.GET('/metrics', { parseAs: 'text' })
+    assert.equal(metrics.response.status, 200)
+    assert.equal(
+      metrics.response.headers.get('content-type'),
+      'text/plain; version=0.0.4; charset=utf-8',
+    )
+    assert.match(metrics.data ?? '', /^# HELP tugas_/)
+    assert.match(
+      metrics.data ?? '',
+      /^tugas_api_version_requests_total\{api="produk",version="v1"\} 1$/m,
+    )
   })
 })
 

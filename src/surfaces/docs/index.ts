@@ -1,6 +1,9 @@
 import fastifySwagger, { type StaticDocumentSpec } from '@fastify/swagger'
 import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { OperationSpec } from '../../http/route-spec.js'
+import { DESCRIPTION_TAG } from '../openapi/index.js'
 import { requestOrigin, withOrigin } from '../openapi/origin.js'
 
 export interface DocsSurfaceOptions {
@@ -25,6 +28,39 @@ const CONTENT_SECURITY_POLICY = {
   'frame-ancestors': ["'self'"],
 }
 
+/** Where the page is; everything else the plugin serves is below it. */
+const DOCS_PREFIX = '/docs'
+
+/**
+ * `GET /docs` as the document publishes it. What the page loads below `/docs/` (its scripts and
+ * style sheets, the document again at `/docs/json` and `/docs/yaml`) is the page's own, not
+ * operations of the API (docs/decisions.md#the-docs-page-in-the-document).
+ */
+export const docsOperation: OperationSpec = {
+  method: 'GET',
+  path: DOCS_PREFIX,
+  operationId: 'getDocsPage',
+  summary: 'The interactive reference: Swagger UI on this document.',
+  description:
+    'An HTML page for a browser, showing `GET /openapi.json` with "Try it out" (which sends ' +
+    'real requests to this deployment). Everything it loads comes from this service, under ' +
+    '`/docs/`; its Content-Security-Policy lets it reach this origin only. Also at `/docs/`.',
+  tags: [DESCRIPTION_TAG.name],
+  responses: {
+    200: {
+      description: 'The page.',
+      html: Type.String({ description: 'An HTML document that runs Swagger UI.' }),
+      headers: {
+        'Content-Security-Policy': {
+          description: "The page may load from and connect to this origin only (`'self'`).",
+          schema: Type.String(),
+          required: true,
+        },
+      },
+    },
+  },
+}
+
 /**
  * `GET /docs`: Swagger UI on the live document, its assets under `/docs/static/`, all from the
  * installed @fastify/swagger-ui. @fastify/swagger in static mode only hands the document to the
@@ -37,7 +73,7 @@ export async function docsSurface(instance: FastifyInstance, options: DocsSurfac
     specification: { document: options.document as unknown as StaticDocumentSpec['document'] },
   })
   await instance.register(fastifySwaggerUi, {
-    routePrefix: '/docs',
+    routePrefix: DOCS_PREFIX,
     // The document as GET /openapi.json serves it to the same request: `origin` is the page's.
     transformSpecificationClone: false,
     transformSpecification: (document, request) => withOrigin(document, requestOrigin(request)),

@@ -40,7 +40,9 @@ export function readinessRoute(checks: () => Promise<Record<string, boolean>>): 
       503: {
         description: 'Not ready: a backing service does not answer.',
         schema: Readiness,
-        headers: { 'Retry-After': { description: 'Seconds: `1`.', schema: Type.String() } },
+        headers: {
+          'Retry-After': { description: 'Seconds: `1`.', schema: Type.String(), required: true },
+        },
       },
     },
     async handler(_request, reply) {

@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox'
-import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
+import type { OperationSpec, ResponseSpec } from '../../http/route-spec.js'
 
 export interface DocumentOptions {
   info: {
@@ -18,7 +18,7 @@ export interface DocumentOptions {
    * operation. Without it, the paths are the URLs (relative to where the document is served).
    */
   origin?: { name: string; default: string; description: string }
-  routes: RouteSpec[]
+  routes: OperationSpec[]
   /**
    * Named schemas; wherever a route uses one of these objects, the document says `$ref`. Only
    * those the published operations reach (directly or through another component) are listed.
@@ -40,6 +40,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 /** The media type of each kind of body a response may have. */
 const JSON_MEDIA = 'application/json'
 const TEXT_MEDIA = 'text/plain'
+const HTML_MEDIA = 'text/html'
 
 /**
  * Builds an OpenAPI 3.1.0 document from the same route table and schema objects that Fastify
@@ -66,6 +67,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     const content: Record<string, Json> = {
       ...(response.schema && { [JSON_MEDIA]: { schema: toJson(response.schema) } }),
       ...(response.text && { [TEXT_MEDIA]: { schema: toJson(response.text) } }),
+      ...(response.html && { [HTML_MEDIA]: { schema: toJson(response.html) } }),
     }
     return {
       description: response.description,

@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify'
+import { Type } from 'typebox'
+import type { OperationSpec } from '../../http/route-spec.js'
 import { requestOrigin, withOrigin } from './origin.js'
 
 export interface OpenApiSurfaceOptions {
@@ -8,6 +10,47 @@ export interface OpenApiSurfaceOptions {
 /** How many serialised documents are kept, one per origin the service is reached at. */
 const KEPT_ORIGINS = 16
 
+/** The group of the service's self-description in the document: this document and `/docs`. */
+export const DESCRIPTION_TAG = {
+  name: 'E: description',
+  description:
+    'Surface E: this document, `GET /openapi.json`, and `GET /docs`, the interactive reference ' +
+    'on it. Open, and the same for every client.',
+}
+
+/** An OpenAPI document, as much of it as a client needs to recognise one. */
+const OpenApiDocument = Type.Object(
+  {
+    openapi: Type.Literal('3.1.0'),
+    info: Type.Object({ title: Type.String(), version: Type.String() }),
+    servers: Type.Array(Type.Object({ url: Type.String() })),
+    paths: Type.Record(Type.String(), Type.Object({})),
+    components: Type.Object({}),
+  },
+  {
+    description:
+      'An OpenAPI 3.1.0 document (https://spec.openapis.org/oas/v3.1.0): this one, with ' +
+      'the default of the server variable `origin` set to the origin the request was sent to.',
+  },
+)
+
+/** `GET /openapi.json` as the document publishes it (docs/openapi.md). */
+export const openApiOperation: OperationSpec = {
+  method: 'GET',
+  path: '/openapi.json',
+  operationId: 'getOpenApiDocument',
+  summary: 'This OpenAPI 3.1.0 document: every operation of the running configuration.',
+  description:
+    'The description of what this deployment serves, generated from the route table it ' +
+    'serves with. Every server URL starts with the variable `origin`, whose default is the ' +
+    'scheme, host and port the request was sent to (`Host`), so the document fetched from a ' +
+    'deployment points at that deployment.',
+  tags: [DESCRIPTION_TAG.name],
+  responses: {
+    200: { description: 'The document, as JSON.', schema: OpenApiDocument },
+  },
+}
+
 /**
  * Surface E: `GET /openapi.json`. The document is built once, when the app is built; it is
  * served with the default of its `origin` server variable set to the origin the request was
@@ -16,7 +59,7 @@ const KEPT_ORIGINS = 16
  */
 export async function openApiSurface(instance: FastifyInstance, options: OpenApiSurfaceOptions) {
   const bodies = new Map<string, string>()
-  instance.get('/openapi.json', async (request, reply) => {
+  instance.get(openApiOperation.path, async (request, reply) => {
     const origin = requestOrigin(request)
     let body = bodies.get(origin)
     if (body === undefined) {

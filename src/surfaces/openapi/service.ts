@@ -1,8 +1,9 @@
 import type { Config } from '../../config.js'
-import type { ResponseSpec, RouteSpec } from '../../http/route-spec.js'
+import type { OperationSpec, ResponseSpec } from '../../http/route-spec.js'
 import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
 import { CompactTugas } from '../compact/schemas.js'
 import { HEALTH_TAG } from '../health/index.js'
+import { METRICS_TAG } from '../metrics/index.js'
 import { Dokumen } from '../supporting/documents/schemas.js'
 import { E2Body, E2FieldsBody } from '../supporting/e2.js'
 import { SUPPORTING_TAG } from '../supporting/index.js'
@@ -15,13 +16,17 @@ import { errorResponse } from '../tugas/errors.js'
 import { TUGAS_TAG } from '../tugas/index.js'
 import { components as tugasComponents } from '../tugas/schemas.js'
 import { openApiDocument } from './document.js'
+import { DESCRIPTION_TAG } from './index.js'
 import { DEFAULT_ORIGIN, ORIGIN_VARIABLE } from './origin.js'
 
 export interface DocumentedRoutes {
   /** Described relative to the server prefix `/v1` (surface A). */
-  atServer: RouteSpec[]
-  /** Described at their own paths from the root (`/v2/tugas`, surfaces B, C and D). */
-  atRoot: RouteSpec[]
+  atServer: OperationSpec[]
+  /**
+   * Described at their own paths from the root (`/v2/tugas`, surfaces B, C and D, and the
+   * service's own: this document, `/docs`, readiness, metrics).
+   */
+  atRoot: OperationSpec[]
 }
 
 /**
@@ -40,11 +45,11 @@ const PARSER_REFUSALS: Record<number, ResponseSpec> = {
   ),
 }
 
-const hasClientError = (route: RouteSpec) =>
+const hasClientError = (route: OperationSpec) =>
   Object.keys(route.responses).some((status) => status.startsWith('4'))
 
 /** The route as published: with the parser's refusals when it answers no 4xx of its own. */
-const withClientErrors = (route: RouteSpec): RouteSpec =>
+const withClientErrors = (route: OperationSpec): OperationSpec =>
   hasClientError(route)
     ? route
     : { ...route, responses: { ...route.responses, ...PARSER_REFUSALS } }
@@ -68,8 +73,9 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
       description:
         'Surface A (tasks and their comments) under the server prefix `/v1`, also served ' +
         'without the prefix; the versioned task list; and at the root surface B (`/api`), ' +
-        'surface C (`/todos`) and surface D (users, orders, products, documents, identity, ' +
-        "reports). A path item's `x-method-not-allowed` is its answer (405, with `Allow`) to a " +
+        'surface C (`/todos`), surface D (users, orders, products, documents, identity, ' +
+        "reports) and the service's own endpoints (this document, `/docs`, readiness, " +
+        "metrics). A path item's `x-method-not-allowed` is its answer (405, with `Allow`) to a " +
         'method it does not serve; `x-unknown-paths` gives the answer of a path no operation ' +
         'serves below a prefix; any other unknown path or method is 404 `TIDAK_ADA` (surface A). ' +
         'A request the HTTP parser refuses (headers over the limit: 431; too slow: 408; ' +
@@ -90,7 +96,15 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
         '(`http://127.0.0.1:8080`). As served, its default is the origin this document was ' +
         'fetched from.',
     },
-    tags: [TUGAS_TAG, COMPACT_TAG, TODOS_TAG, SUPPORTING_TAG, HEALTH_TAG],
+    tags: [
+      TUGAS_TAG,
+      COMPACT_TAG,
+      TODOS_TAG,
+      SUPPORTING_TAG,
+      DESCRIPTION_TAG,
+      HEALTH_TAG,
+      METRICS_TAG,
+    ],
     routes: [
       ...routes.atServer,
       ...routes.atRoot.map((route) => ({ ...route, servers: route.servers ?? ['/'] })),

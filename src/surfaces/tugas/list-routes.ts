@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import { parseAccept } from '../../http/accept.js'
-import { markApiVersion } from '../../http/api-version.js'
+import { apiVersion, markApiVersion } from '../../http/api-version.js'
 import { headerValue } from '../../http/headers.js'
 import type { ParameterSpec, ResponseSpec, RouteSpec } from '../../http/route-spec.js'
 import { sendWith } from '../../http/route-spec.js'
@@ -28,6 +28,13 @@ import type { TugasStore } from './store.js'
 export const V2_BATAS_DEFAULT = 10
 
 export const V2_MEDIA_TYPE = 'application/vnd.tugas.v2+json'
+
+/** The task list's versions, as the request log and the metrics count them. */
+const TUGAS_VERSIONS = {
+  unversioned: apiVersion('tugas', 'unversioned'),
+  v1: apiVersion('tugas', 'v1'),
+  v2: apiVersion('tugas', 'v2'),
+}
 
 function pageParameters(batasDefault: number): ParameterSpec[] {
   return [
@@ -118,7 +125,7 @@ export function part1List(store: TugasStore, batasDefault: number): RouteSpec {
       ...storeErrors,
     },
     async handler(request, reply) {
-      markApiVersion(request, 'tugas unversioned')
+      markApiVersion(request, TUGAS_VERSIONS.unversioned)
       // One route, two forms: each reply is serialized with its own form's schema.
       if (wantsPage(request.query as Record<string, unknown>)) {
         return sendPage(store, request, reply, batasDefault)
@@ -141,7 +148,7 @@ export function v1List(store: TugasStore): RouteSpec {
       'title as `nama`; query parameters are ignored.',
     responses: { 200: v1Response, ...storeErrors },
     async handler(request, reply) {
-      markApiVersion(request, 'tugas v1')
+      markApiVersion(request, TUGAS_VERSIONS.v1)
       return sendV1(store, reply)
     },
   }
@@ -160,7 +167,7 @@ export function v2List(store: TugasStore): RouteSpec {
     parameters: pageParameters(V2_BATAS_DEFAULT),
     responses: { 200: v2Response, 422: invalid, ...storeErrors },
     async handler(request, reply) {
-      markApiVersion(request, 'tugas v2')
+      markApiVersion(request, TUGAS_VERSIONS.v2)
       return sendPage(store, request, reply, V2_BATAS_DEFAULT)
     },
   }
@@ -215,7 +222,7 @@ export function acceptList(store: TugasStore): RouteSpec {
       reply.header('vary', 'Accept')
       const version = chooseVersion(headerValue(request.headers.accept))
       if (version === undefined) throw notAcceptable(V2_MEDIA_TYPE)
-      markApiVersion(request, `tugas ${version}`)
+      markApiVersion(request, TUGAS_VERSIONS[version])
       return version === 'v2'
         ? sendPage(store, request, reply, V2_BATAS_DEFAULT)
         : sendV1(store, reply)

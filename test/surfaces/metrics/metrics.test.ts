@@ -131,13 +131,22 @@ describe('GET /metrics', () => {
       await app.inject({ method: 'GET', url })
     }
     const metrics = await scrape(app)
-    const version = (name: string) =>
-      sampleOf(metrics, 'tugas_api_version_requests_total', { version: name })
-    assert.equal(version('tugas v2'), 2)
-    assert.equal(version('tugas v1'), 1)
-    assert.equal(version('produk v1'), 1)
+    // One label per dimension: the API, and its version.
+    const version = (api: string, version: string) =>
+      sampleOf(metrics, 'tugas_api_version_requests_total', { api, version })
+    assert.equal(version('tugas', 'v2'), 2)
+    assert.equal(version('tugas', 'v1'), 1)
+    assert.equal(version('produk', 'v1'), 1)
     // Path mode's plain /tugas is a 404 that counts for no version.
-    assert.equal(samplesOf(metrics, 'tugas_api_version_requests_total').length, 3)
+    const samples = samplesOf(metrics, 'tugas_api_version_requests_total')
+    assert.equal(samples.length, 3)
+    for (const { labels } of samples)
+      assert.deepEqual(Object.keys(labels).sort(), ['api', 'version'])
+    // So a query can sum by version across APIs, or by API across versions.
+    const sumWhere = (label: string, value: string) =>
+      samples.filter(({ labels }) => labels[label] === value).reduce((sum, s) => sum + s.value, 0)
+    assert.equal(sumWhere('version', 'v1'), 2)
+    assert.equal(sumWhere('api', 'tugas'), 3)
     assert.equal(metrics.types.get('tugas_api_version_requests_total'), 'counter')
   })
 

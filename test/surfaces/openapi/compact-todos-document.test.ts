@@ -212,7 +212,15 @@ for (const variant of ['basic', 'priority'] as const) {
 
     test('each operation has its surface tag, a summary, a description, and an example body', () => {
       const tags = (document.tags as Json[]).map((tag) => tag.name)
-      assert.deepEqual(tags, ['A: tasks', B_TAG, C_TAG, 'D: supporting', 'Health'])
+      assert.deepEqual(tags, [
+        'A: tasks',
+        B_TAG,
+        C_TAG,
+        'D: supporting',
+        'E: description',
+        'Health',
+        'Metrics',
+      ])
       for (const tag of document.tags as Json[]) assert.equal(typeof tag.description, 'string')
       for (const key of Object.keys(expected)) {
         const op = operation(document, key)

@@ -241,9 +241,23 @@ describe('the conformance checker', () => {
       { method: 'POST', url: '/tugas' },
       reply(201, task, { ...jsonHeaders, location: '/tugas/1' }),
     )
-    // Outside surface A, and HEAD: not checked.
-    check({ method: 'GET', url: '/openapi.json' }, reply(200, {}))
+    // The document itself is an operation of it, checked like any other.
+    const served = { openapi: '3.1.0', info: { title: 't', version: '1' }, servers: [], paths: {} }
+    check({ method: 'GET', url: '/openapi.json' }, reply(200, { ...served, components: {} }))
+    // HEAD: not checked.
     check({ method: 'HEAD', url: '/tugas/1' }, reply(200, ''))
+  })
+
+  test("the service's own endpoints are checked: the document, the page, the metrics", () => {
+    rejects('GET', '/openapi.json', reply(200, {}), /schema/)
+    const html = { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': "'self'" }
+    check({ method: 'GET', url: '/docs' }, reply(200, '<!doctype html>', html))
+    const json = { ...html, 'content-type': 'application/json; charset=utf-8' }
+    rejects('GET', '/docs', reply(200, '<!doctype html>', json), /content-type/)
+    const text = { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }
+    check({ method: 'GET', url: '/metrics' }, reply(200, '# HELP tugas_x x\n', text))
+    rejects('GET', '/metrics', reply(200, 'tugas_x 1\n', text), /schema/)
+    rejects('GET', '/metrics', reply(503, 'metrics unavailable: 1 worker\n', text), /Retry-After/)
   })
 
   test('fails a body that does not match the schema', () => {

@@ -80,8 +80,11 @@ const AT_ROOT = [
   'GET /panel-admin',
   'GET /laporan',
   'GET /laporan-penjualan',
-  // Readiness (decisions.md 7), outside every surface.
+  // The service's own: this document, the page on it, readiness (decisions.md 7), metrics.
+  'GET /openapi.json',
+  'GET /docs',
   'GET /health/ready',
+  'GET /metrics',
 ]
 
 /**

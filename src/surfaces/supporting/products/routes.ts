@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
 import type { ProdukVersioning } from '../../../config.js'
 import { parseAccept } from '../../../http/accept.js'
-import { markApiVersion } from '../../../http/api-version.js'
+import { apiVersion, markApiVersion } from '../../../http/api-version.js'
 import { taggedItem } from '../../../http/conditional.js'
 import { headerValue } from '../../../http/headers.js'
 import { type ResponseSpec, type RouteSpec, sendWith } from '../../../http/route-spec.js'
@@ -24,6 +24,13 @@ export interface ProductRouteOptions {
 export const PRODUK_V1_DEPRECATED_AT = new Date('2026-11-23T00:00:00Z')
 
 export const V1_SUCCESSOR = '/v2/produk'
+
+/** The product list's versions, as the request log and the metrics count them. */
+const PRODUK_VERSIONS = {
+  unversioned: apiVersion('produk', 'unversioned'),
+  v1: apiVersion('produk', 'v1'),
+  v2: apiVersion('produk', 'v2'),
+}
 
 /**
  * The `version` parameter of `Accept` (`application/json;version=2`): the value of the first
@@ -67,7 +74,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
 
   /** Version 1, deprecated: its headers on every answer, and 410 from the sunset on. */
   async function sendV1(request: FastifyRequest, reply: FastifyReply) {
-    markApiVersion(request, 'produk v1')
+    markApiVersion(request, PRODUK_VERSIONS.v1)
     reply.headers(v1Headers)
     if (now().getTime() >= sunset.getTime()) throw versionRetired(sunset, V1_SUCCESSOR)
     const items = (await store.list()).map(({ id, nama }) => ({ id, nama }))
@@ -75,7 +82,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
   }
 
   async function sendV2(request: FastifyRequest, reply: FastifyReply) {
-    markApiVersion(request, 'produk v2')
+    markApiVersion(request, PRODUK_VERSIONS.v2)
     const data = (await store.list()).map(({ id, nama, harga }) => ({ id, nama, harga }))
     return sendWith(reply, ProdukV2, { data, meta: { versi: '2', jumlah: data.length } })
   }
@@ -128,7 +135,7 @@ export function productRoutes(options: ProductRouteOptions): RouteSpec[] {
             '`/v1/produk` and `/v2/produk` give the versioned forms.',
           responses: { 200: { description: 'The products.', schema: Type.Array(Produk) } },
           async handler(request) {
-            markApiVersion(request, 'produk unversioned')
+            markApiVersion(request, PRODUK_VERSIONS.unversioned)
             return store.list()
           },
         }
