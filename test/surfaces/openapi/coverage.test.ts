@@ -30,8 +30,8 @@ import type {
   TugasVersioning,
   UsersVariant,
 } from '../../../src/config.js'
-import { serverPath } from '../../conformance.js'
-import { testApp } from '../../helpers.js'
+import { serverPath } from '../../support/conformance.js'
+import { testApp } from '../../support/helpers.js'
 
 type Json = Record<string, unknown>
 
