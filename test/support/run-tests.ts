@@ -17,6 +17,26 @@ import { SERVICES_REQUIRED } from './services.js'
 
 const SHARDS = 8
 
+/**
+ * Files that time what they test (time limits, refill clocks, closing under load) or measure
+ * memory, or start processes of their own: each keeps a process to itself, as every file did
+ * before, so another file's work in the same event loop cannot delay what they measure.
+ */
+const OWN_PROCESS = new Set([
+  'test/app.test.ts',
+  'test/http/client-error.test.ts',
+  'test/https.test.ts',
+  'test/main.test.ts',
+  'test/metrics-workers.test.ts',
+  'test/postgres-durability.test.ts',
+  'test/postgres-faults.test.ts',
+  'test/rate-limit/limiter.contract.test.ts',
+  'test/redis-faults.test.ts',
+  'test/release-memory.test.ts',
+  'test/two-instances.test.ts',
+  'test/workers.test.ts',
+])
+
 /** Every test file under `folder`, at any depth. */
 function testFiles(folder: string): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })
@@ -66,7 +86,8 @@ if (pass === 'postgres') {
 }
 const files = pass === 'memory' ? testFiles('test') : httpTestFiles()
 const directory = mkdtempSync(join(tmpdir(), 'tugas-shards-'))
-const entries = shardsOf(files, SHARDS).map((shard, i) => {
+const shared = files.filter((file) => !OWN_PROCESS.has(file))
+const entries = shardsOf(shared, SHARDS).map((shard, i) => {
   const entry = join(directory, `shard-${i + 1}.mjs`)
   writeFileSync(
     entry,
@@ -74,6 +95,7 @@ const entries = shardsOf(files, SHARDS).map((shard, i) => {
   )
   return entry
 })
+entries.push(...files.filter((file) => OWN_PROCESS.has(file)).sort())
 const run = spawnSync(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...entries],
