@@ -24,36 +24,11 @@ import assert from 'node:assert/strict'
 import { subscribe, unsubscribe } from 'node:diagnostics_channel'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import type {
-  ProdukVersioning,
-  TodosVariant,
-  TugasVersioning,
-  UsersVariant,
-} from '../../../src/config.js'
 import { serverPath } from '../../support/conformance.js'
 import { testApp } from '../../support/helpers.js'
+import { EVERY_VARIANT as COMBOS, type Variants as Combo } from '../../support/variants.js'
 
 type Json = Record<string, unknown>
-
-interface Combo {
-  tugasVersioning: TugasVersioning
-  produkVersioning: ProdukVersioning
-  usersVariant: UsersVariant
-  todosVariant: TodosVariant
-}
-
-const COMBOS: Combo[] = (['none', 'path', 'header'] as const).flatMap((tugasVersioning) =>
-  (['none', 'header'] as const).flatMap((produkVersioning) =>
-    (['enveloped', 'flat'] as const).flatMap((usersVariant) =>
-      (['basic', 'priority'] as const).map((todosVariant) => ({
-        tugasVersioning,
-        produkVersioning,
-        usersVariant,
-        todosVariant,
-      })),
-    ),
-  ),
-)
 
 const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 

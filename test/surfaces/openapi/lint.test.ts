@@ -9,37 +9,12 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import type {
-  ProdukVersioning,
-  TodosVariant,
-  TugasVersioning,
-  UsersVariant,
-} from '../../../src/config.js'
 import { testApp } from '../../support/helpers.js'
+import { EVERY_VARIANT as COMBOS, type Variants as Combo } from '../../support/variants.js'
 
 const run = promisify(execFile)
 
 const BIN = fileURLToPath(new URL('../../../node_modules/.bin/', import.meta.url))
-
-interface Combo {
-  tugasVersioning: TugasVersioning
-  produkVersioning: ProdukVersioning
-  usersVariant: UsersVariant
-  todosVariant: TodosVariant
-}
-
-const COMBOS: Combo[] = (['none', 'path', 'header'] as const).flatMap((tugasVersioning) =>
-  (['none', 'header'] as const).flatMap((produkVersioning) =>
-    (['enveloped', 'flat'] as const).flatMap((usersVariant) =>
-      (['basic', 'priority'] as const).map((todosVariant) => ({
-        tugasVersioning,
-        produkVersioning,
-        usersVariant,
-        todosVariant,
-      })),
-    ),
-  ),
-)
 
 const nameOf = (combo: Combo) => Object.values(combo).join('-')
 
