@@ -8,10 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { buildApp } from '../src/app.js'
-import { type Config, defaults } from '../src/config.js'
-import { createInfrastructure } from '../src/infrastructure.js'
-import { demoSeed } from '../src/seed.js'
+import { servedDocument } from './served-document.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -54,22 +51,6 @@ export function generatorProblem(): string | undefined {
     return `tools/client-types has openapi-typescript ${version}, its package.json pins ${pinned} (run ${INSTALL_COMMAND})`
   }
   return undefined
-}
-
-/** The body of GET /openapi.json of the app in its default configuration, on memory stores. */
-export async function servedDocument(): Promise<Record<string, unknown>> {
-  const config: Config = { ...defaults, logLevel: 'silent' }
-  const infrastructure = await createInfrastructure(config, demoSeed)
-  const app = await buildApp({ config, infrastructure, logger: { level: 'silent' } })
-  try {
-    const response = await app.inject({ method: 'GET', url: '/openapi.json' })
-    if (response.statusCode !== 200) {
-      throw new Error(`GET /openapi.json answered ${response.statusCode}: ${response.body}`)
-    }
-    return response.json()
-  } finally {
-    await app.close()
-  }
 }
 
 /** The text of src/client/schema.ts for `document`. */

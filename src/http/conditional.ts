@@ -208,6 +208,7 @@ const IF_NONE_MATCH: ParameterSpec = {
     'representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. ' +
     'A value that is not such a list matches nothing.',
   schema: Type.String(),
+  example: '"69AjMQxeVKNaCALLuEbcAK"',
 }
 
 const IF_MATCH: ParameterSpec = {
@@ -220,6 +221,7 @@ const IF_MATCH: ParameterSpec = {
     'changes. A value that is not such a list matches nothing. Checked after the id, the body ' +
     'and existence (404). Without it the write is unconditional.',
   schema: Type.String(),
+  example: '*',
 }
 
 const NOT_MODIFIED: ResponseSpec = {

@@ -192,6 +192,7 @@ const KEY_PARAMETER: ParameterSpec = {
     'once the body is read (its 415, 413 and 400 come first), before the rules of the ' +
     'operation. Without it, the request is processed as usual.',
   schema: Type.String({ minLength: 1, maxLength: 255, pattern: '^[!-~]+$' }),
+  example: '8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b',
 }
 
 const FAILURES: [KeyRefusal, string][] = [

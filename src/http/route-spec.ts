@@ -40,6 +40,8 @@ export interface ParameterSpec {
   required?: boolean
   /** For a path parameter: the regular expression a segment must match for the route to match. */
   match?: string
+  /** A value the operation succeeds with, for the tools that build requests from the document. */
+  example?: unknown
 }
 
 /** A surface's answer to the methods a path does not serve: documented, and sent by `send`. */

@@ -13,8 +13,8 @@ import {
   generatorProblem,
   SCHEMA_FILE,
   SCHEMA_PATH,
-  servedDocument,
 } from '../../scripts/client-types.js'
+import { servedDocument } from '../../scripts/served-document.js'
 import { SERVICES_REQUIRED } from '../support/services.js'
 
 /** The `skip` option: false when the generator can run, a loud reason otherwise. */

@@ -55,7 +55,11 @@ function httpTestFiles(): string[] {
     .flatMap((folder) => readdirSync(folder).map((name) => join(folder, name)))
     .filter((file) => file.endsWith('.test.ts') && !file.endsWith('.contract.test.ts'))
     .filter((file) => !/(^|\/)(config|seed|main|postgres-[a-z-]+)\.test\.ts$/.test(file))
+    .concat(ALSO_ON_POSTGRES)
 }
+
+/** Tests outside those folders that run every surface on the store under test. */
+const ALSO_ON_POSTGRES = ['test/surfaces/openapi/postman-collection.test.ts']
 
 /** `files` in `count` shards of about the same size in bytes, the largest files placed first. */
 function shardsOf(files: string[], count: number): string[][] {

@@ -164,6 +164,7 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
     description: item.idDescription,
     // Any segment reaches the route, whose id rule answers it.
     schema: Type.String(),
+    example: 1,
   }
   const idFirst = { parameters: [parameter], onRequest: [checkIdFirst(item.pathId)] }
   const tagged = taggedItem<T>({ schema: item.schema })

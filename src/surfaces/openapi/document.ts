@@ -120,6 +120,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
           description: parameter.description,
           required: parameter.in === 'path' || parameter.required === true,
           schema: toJson(parameter.schema),
+          ...(parameter.example !== undefined && { example: parameter.example as Json }),
         })),
       }),
       ...(route.body && {

@@ -104,6 +104,7 @@ export const idParameter = (what: string): ParameterSpec => ({
   in: 'path',
   description: `${what} id; anything but an integer is 400 \`INVALID_ID\`.`,
   schema: Type.String(),
+  example: 1,
 })
 
 /** The documented failures of surface D routes, all in the E2 shape. */

@@ -55,6 +55,7 @@ const idParameter = (name: string, description: string): ParameterSpec => ({
   schema: Type.Integer({ minimum: 0 }),
   required: true,
   match: tugasId.form.source,
+  example: 1,
 })
 
 /** The task id of a request: only digits reach these routes (`match`). */
