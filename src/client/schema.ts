@@ -643,21 +643,21 @@ export interface components {
         /** @description A task. */
         Tugas: {
             id: number;
-            /** @description Trimmed before checking and storing; length in Unicode code points. */
+            /** @description Trimmed; length in Unicode code points. */
             title: string;
             /** @enum {string} */
             status: "belum" | "selesai";
         };
         /** @description A new task, or the full replacement of one. Unknown fields are ignored. */
         TugasBaru: {
-            /** @description Trimmed before checking and storing; length in Unicode code points. */
+            /** @description Trimmed before checking and storing, then 3 to 80 characters (Unicode code points). */
             title: string;
             /** @enum {string} */
             status?: "belum" | "selesai";
         };
         /** @description Any subset of the task fields; each field sent is checked like on create. */
         TugasPatch: {
-            /** @description Trimmed before checking and storing; length in Unicode code points. */
+            /** @description Trimmed before checking and storing, then 3 to 80 characters (Unicode code points). */
             title?: string;
             /** @enum {string} */
             status?: "belum" | "selesai";
@@ -679,7 +679,7 @@ export interface components {
             isi: string;
         };
         KomentarBaru: {
-            /** @description Trimmed before checking. */
+            /** @description Trimmed before checking and storing, then 1 to 500 characters (Unicode code points). */
             isi: string;
         };
         /** @description Every surface A error. `detail` is present only on 422. */
@@ -847,6 +847,12 @@ export interface operations {
         /** @description The new task. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Menyiapkan presentasi",
+                 *       "status": "belum"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TugasBaru"];
             };
         };
@@ -1013,6 +1019,12 @@ export interface operations {
         /** @description The full representation. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Belajar REST lanjutan",
+                 *       "status": "selesai"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TugasBaru"];
             };
         };
@@ -1182,6 +1194,11 @@ export interface operations {
         /** @description Any subset of `title` and `status`. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "status": "selesai"
+                 *     }
+                 */
                 "application/json": components["schemas"]["TugasPatch"];
             };
         };
@@ -1341,6 +1358,11 @@ export interface operations {
         /** @description The comment. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "isi": "Bab 3 tentang header"
+                 *     }
+                 */
                 "application/json": components["schemas"]["KomentarBaru"];
             };
         };
@@ -1684,6 +1706,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Trimmed before checking and storing, then 1 to 140 characters (Unicode code points). */
                     judul: string;
                 };
             };
@@ -1798,7 +1821,7 @@ export interface operations {
             };
             path: {
                 /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -1883,7 +1906,7 @@ export interface operations {
             };
             path: {
                 /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -1897,6 +1920,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description Trimmed before checking and storing, then 1 to 140 characters (Unicode code points). */
                     judul: string;
                     selesai: boolean;
                 };
@@ -2013,7 +2037,7 @@ export interface operations {
             };
             path: {
                 /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2173,8 +2197,8 @@ export interface operations {
                 "application/json": {
                     /** @description Required, not null; trimmed, then not empty. */
                     title: string;
-                    /** @description False when left out (on PUT too). */
-                    done?: boolean;
+                    /** @description False when left out or null (on PUT too). */
+                    done?: boolean | null;
                 };
             };
         };
@@ -2280,7 +2304,7 @@ export interface operations {
             };
             path: {
                 /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2367,7 +2391,7 @@ export interface operations {
             };
             path: {
                 /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2383,8 +2407,8 @@ export interface operations {
                 "application/json": {
                     /** @description Required, not null; trimmed, then not empty. */
                     title: string;
-                    /** @description False when left out (on PUT too). */
-                    done?: boolean;
+                    /** @description False when left out or null (on PUT too). */
+                    done?: boolean | null;
                 };
             };
         };
@@ -2485,7 +2509,7 @@ export interface operations {
             };
             path: {
                 /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2640,12 +2664,19 @@ export interface operations {
         /** @description The new user. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Rina Wijaya",
+                 *       "email": "rina.wijaya@example.com",
+                 *       "password": "kata-sandi-rina"
+                 *     }
+                 */
                 "application/json": {
-                    /** @description Required; trimmed; not empty. */
+                    /** @description Required; trimmed, then not empty; stored trimmed. */
                     name: string;
-                    /** @description Required; contains @; unique ignoring letter case. */
+                    /** @description Required; contains @; stored trimmed; unique ignoring letter case (409 otherwise). */
                     email: string;
-                    /** @description Required; 8 or more characters. Kept only as a salted hash. */
+                    /** @description Required; 8 or more characters (Unicode code points), not trimmed. Kept only as a salted hash. */
                     password: string;
                 };
             };
@@ -2741,8 +2772,8 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description User id; anything but an integer is 400 `INVALID_ID`. */
-                id: string;
+                /** @description User id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -2823,9 +2854,16 @@ export interface operations {
         /** @description The new order. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "rina.wijaya@example.com",
+                 *       "jumlah": 2
+                 *     }
+                 */
                 "application/json": {
-                    /** @description Contains @. */
+                    /** @description Required; contains @; stored trimmed. */
                     email: string;
+                    /** @description Required; a whole number from 1, within the safe integers. */
                     jumlah: number;
                 };
             };
@@ -2921,8 +2959,8 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Order id; anything but an integer is 400 `INVALID_ID`. */
-                id: string;
+                /** @description Order id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -3000,8 +3038,8 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Order id; anything but an integer is 400 `INVALID_ID`. */
-                id: string;
+                /** @description Order id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -3153,8 +3191,8 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Product id; anything but an integer is 400 `INVALID_ID`. */
-                id: string;
+                /** @description Product id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -3409,8 +3447,8 @@ export interface operations {
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Document id; anything but an integer is 400 `INVALID_ID`. */
-                id: string;
+                /** @description Document id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                id: number;
             };
             cookie?: never;
         };
@@ -3506,8 +3544,8 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description Document id; anything but an integer is 400 `INVALID_ID`. */
-                id: string;
+                /** @description Document id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                id: number;
             };
             cookie?: never;
         };

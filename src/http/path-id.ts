@@ -1,4 +1,5 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify'
+import type { TSchema } from 'typebox'
 import type { ApiError } from './errors.js'
 
 /**
@@ -24,6 +25,11 @@ export function readId(raw: string, form: RegExp): number | undefined | 'malform
 export interface PathId {
   /** The whole segment, e.g. `/^[0-9]+$/`. */
   form: RegExp
+  /**
+   * The id as the document publishes it: the integers `form` accepts (`minimum: 0` without a
+   * sign), as a client sends them (docs/openapi.md#path-ids).
+   */
+  schema: TSchema
   /** The surface's error for a segment that is not an id, echoing it as sent. */
   invalid(raw: string): ApiError
 }

@@ -157,20 +157,20 @@ describe('surface B: /api', () => {
 
     const list = await client.GET('/api/tugas')
     assert.deepEqual(list.data, [{ id: 1, judul: 'Belajar Rust', selesai: false }])
-    const read = await client.GET('/api/tugas/{id}', { params: { path: { id: '1' } } })
+    const read = await client.GET('/api/tugas/{id}', { params: { path: { id: 1 } } })
     assert.deepEqual(read.data, { id: 1, judul: 'Belajar Rust', selesai: false })
 
     const replaced = await client.PUT('/api/tugas/{id}', {
-      params: { path: { id: '1' } },
+      params: { path: { id: 1 } },
       body: { judul: 'Belajar Rust', selesai: true },
     })
     assert.equal(replaced.response.status, 200)
     assert.deepEqual(replaced.data, { id: 1, judul: 'Belajar Rust', selesai: true })
 
-    const deleted = await client.DELETE('/api/tugas/{id}', { params: { path: { id: '1' } } })
+    const deleted = await client.DELETE('/api/tugas/{id}', { params: { path: { id: 1 } } })
     assert.equal(deleted.response.status, 204)
 
-    const gone = await client.GET('/api/tugas/{id}', { params: { path: { id: '1' } } })
+    const gone = await client.GET('/api/tugas/{id}', { params: { path: { id: 1 } } })
     assert.equal(gone.response.status, 404)
     assert.deepEqual(gone.error, { error: 'Tugas dengan id 1 tidak ditemukan' })
   })
@@ -191,17 +191,17 @@ describe('surface C: /todos (TODOS_VARIANT=basic)', () => {
 
     const list = await client.GET('/todos')
     assert.deepEqual(list.data, [todo])
-    const read = await client.GET('/todos/{id}', { params: { path: { id: '1' } } })
+    const read = await client.GET('/todos/{id}', { params: { path: { id: 1 } } })
     assert.deepEqual(read.data, todo)
 
     const replaced = await client.PUT('/todos/{id}', {
-      params: { path: { id: '1' } },
+      params: { path: { id: 1 } },
       body: { title: 'Beli susu', done: true },
     })
     assert.equal(replaced.response.status, 200)
     assert.deepEqual(replaced.data, { ...todo, done: true })
 
-    const deleted = await client.DELETE('/todos/{id}', { params: { path: { id: '1' } } })
+    const deleted = await client.DELETE('/todos/{id}', { params: { path: { id: 1 } } })
     assert.equal(deleted.response.status, 204)
 
     const blank = await client.POST('/todos', { body: { title: '   ' } })
@@ -225,7 +225,7 @@ describe('surface D: supporting endpoints', () => {
     )
     assert.equal('password' in user, false)
 
-    const read = await client.GET('/users/{id}', { params: { path: { id: '1' } } })
+    const read = await client.GET('/users/{id}', { params: { path: { id: 1 } } })
     assert.deepEqual(read.data, { data: user })
     const list = await client.GET('/users')
     assert.deepEqual(list.data, { data: [user], meta: { page: 1, total: 1 } })
@@ -246,14 +246,14 @@ describe('surface D: supporting endpoints', () => {
     const order = { id: 1, email: 'budi@contoh.id', jumlah: 2 }
     assert.deepEqual(created.data, { data: { ...order, status: 'MENUNGGU' } })
 
-    const read = await client.GET('/pesanan/{id}', { params: { path: { id: '1' } } })
+    const read = await client.GET('/pesanan/{id}', { params: { path: { id: 1 } } })
     assert.deepEqual(read.data, { data: { ...order, status: 'MENUNGGU' } })
 
-    const paid = await client.POST('/pesanan/{id}/bayar', { params: { path: { id: '1' } } })
+    const paid = await client.POST('/pesanan/{id}/bayar', { params: { path: { id: 1 } } })
     assert.equal(paid.response.status, 200)
     assert.equal(paid.data?.data.status, 'LUNAS')
 
-    const again = await client.POST('/pesanan/{id}/bayar', { params: { path: { id: '1' } } })
+    const again = await client.POST('/pesanan/{id}/bayar', { params: { path: { id: 1 } } })
     assert.equal(again.response.status, 409)
     assert.equal(again.error?.error.code, 'SUDAH_DIBAYAR')
     assert.deepEqual(again.error?.error.details, { status: 'LUNAS' })
@@ -269,9 +269,9 @@ describe('surface D: supporting endpoints', () => {
     assert.equal(list.response.status, 200)
     assert.deepEqual(list.data, products)
 
-    const one = await client.GET('/produk/{id}', { params: { path: { id: '2' } } })
+    const one = await client.GET('/produk/{id}', { params: { path: { id: 2 } } })
     assert.deepEqual(one.data, products[1])
-    const missing = await client.GET('/produk/{id}', { params: { path: { id: '9' } } })
+    const missing = await client.GET('/produk/{id}', { params: { path: { id: 9 } } })
     assert.equal(missing.response.status, 404)
     assert.equal(missing.error?.error.code, 'NOT_FOUND')
 
@@ -299,12 +299,12 @@ describe('surface D: supporting endpoints', () => {
       ],
     })
     const mine = await client.GET('/dokumen/{id}', {
-      params: { path: { id: '1' } },
+      params: { path: { id: 1 } },
       headers: { 'X-API-Key': BUDI },
     })
     assert.deepEqual(mine.data, { data: { id: 1, judul: 'Rencana', pemilik: 'budi' } })
     const notMine = await client.GET('/dokumen/{id}', {
-      params: { path: { id: '3' } },
+      params: { path: { id: 3 } },
       headers: bearer(BUDI),
     })
     assert.equal(notMine.response.status, 403)
@@ -316,7 +316,7 @@ describe('surface D: supporting endpoints', () => {
     assert.equal(anonymous.response.headers.get('www-authenticate'), 'Bearer realm="api"')
 
     const deleted = await client.DELETE('/dokumen/{id}', {
-      params: { path: { id: '4' } },
+      params: { path: { id: 4 } },
       headers: bearer(ADMIN),
     })
     assert.equal(deleted.response.status, 204)

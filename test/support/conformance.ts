@@ -31,32 +31,58 @@ function child(value: unknown, key: string): unknown {
 }
 
 /** One JSON pointer token, escaped for use in a URI fragment. */
-function pointerToken(token: string): string {
+export function pointerToken(token: string): string {
   return encodeURIComponent(token.replaceAll('~', '~0').replaceAll('/', '~1'))
+}
+
+/** A path parameter's segment: which segments it matches, and which of them are its values. */
+interface ParameterSegment {
+  name: string
+  pattern: RegExp
+  isValue: (segment: string) => boolean
 }
 
 interface CompiledTemplate {
   path: string
-  segments: ({ literal: string } | { pattern: RegExp })[]
+  segments: ({ literal: string } | ParameterSegment)[]
   item: Json
+}
+
+/** Whether a segment is an integer (a sign and digits) within the bounds of `schema`. */
+function integerIn(schema: unknown): (segment: string) => boolean {
+  const minimum = child(schema, 'minimum')
+  const maximum = child(schema, 'maximum')
+  return (segment) => {
+    if (!/^[+-]?[0-9]+$/.test(segment)) return false
+    const value = Number(segment)
+    return (
+      (typeof minimum !== 'number' || value >= minimum) &&
+      (typeof maximum !== 'number' || value <= maximum)
+    )
+  }
 }
 
 /**
  * A path parameter matches one segment, whatever it holds once decoded: an empty one too
  * (`/users/` is `/users/{id}` with the id ''), and a `/` sent as `%2F`. A parameter documented
- * as an integer matches digits only: any other segment names no operation (the service answers
- * its generic 404).
+ * as an integer matches any segment too, but only an integer of its schema is one of its
+ * values: a request with any other segment is outside what the document describes, and must
+ * be refused (a 4xx of the operation: surfaces B to D answer 400, surface A, whose routes match
+ * digits only, the generic 404).
  */
-function parameterPattern(item: Json, name: string, method?: Json): RegExp {
+function parameterSegment(item: Json, name: string, method?: Json): ParameterSegment {
   const declared = [child(method, 'parameters'), child(item, 'parameters')]
     .flatMap((list) => (Array.isArray(list) ? list : []))
     .find((p) => child(p, 'in') === 'path' && child(p, 'name') === name)
   const schema = child(declared, 'schema')
-  const type = child(schema, 'type')
-  if (type === 'integer') return /^[0-9]+$/
+  const any = /^[\s\S]*$/
+  if (child(schema, 'type') === 'integer') return { name, pattern: any, isValue: integerIn(schema) }
   const pattern = child(schema, 'pattern')
-  if (typeof pattern === 'string') return new RegExp(pattern, 'u')
-  return /^[\s\S]*$/
+  return {
+    name,
+    pattern: typeof pattern === 'string' ? new RegExp(pattern, 'u') : any,
+    isValue: () => true,
+  }
 }
 
 function compileTemplates(paths: Json): CompiledTemplate[] {
@@ -70,7 +96,7 @@ function compileTemplates(paths: Json): CompiledTemplate[] {
         const parameter = /^\{([^}]+)\}$/.exec(segment)?.[1]
         return parameter === undefined
           ? { literal: segment }
-          : { pattern: parameterPattern(item, parameter, firstOperation) }
+          : parameterSegment(item, parameter, firstOperation)
       })
     return [{ path, segments, item }]
   })
@@ -137,27 +163,32 @@ function compileChecker(document: Record<string, unknown>): Checker {
     )
   }
 
+  type Match =
+    /** `outside`: the parameters whose segment is not one of their values. */
+    | { template: CompiledTemplate; operation: Json; outside: string[] }
+    | { template: CompiledTemplate; allowed: string[] }
+
   /**
    * The documented operation answering `method` at `url`; or, when the path is documented but
-   * not for that method, the methods that are; undefined when nothing documented matches.
+   * not for that method, the methods that are; undefined when nothing documented matches. A
+   * path whose every parameter holds one of its values comes first.
    */
-  function match(
-    segments: string[],
-    method: string,
-  ):
-    | { template: CompiledTemplate; operation: Json }
-    | { template: CompiledTemplate; allowed: string[] }
-    | undefined {
+  function match(segments: string[], method: string): Match | undefined {
+    return matchWhere(segments, method, true) ?? matchWhere(segments, method, false)
+  }
+
+  /** `match` among the paths that fit, or (`valuesOnly`) those whose parameters hold values. */
+  function matchWhere(segments: string[], method: string, valuesOnly: boolean) {
     let other: { template: CompiledTemplate; allowed: string[] } | undefined
     for (const template of templates) {
       for (const name of METHODS) {
         const operation = child(template.item, name)
         if (!isObject(operation)) continue
-        const served = prefixesFor(template.item, operation).some((prefix) =>
-          fits(template, segments, prefix),
-        )
-        if (!served) continue
-        if (name === method.toLowerCase()) return { template, operation }
+        const outside = prefixesFor(template.item, operation)
+          .map((prefix) => fits(template, segments, prefix))
+          .find((names) => names !== undefined && (!valuesOnly || names.length === 0))
+        if (outside === undefined) continue
+        if (name === method.toLowerCase()) return { template, operation, outside }
         other ??= { template, allowed: [] }
         other.allowed.push(name.toUpperCase())
       }
@@ -278,8 +309,12 @@ function compileChecker(document: Record<string, unknown>): Checker {
       if (child(template.item, 'x-method-not-allowed') === undefined) return
       return conform(['paths', template.path, 'x-method-not-allowed'], `${template.path} 405`)
     }
-    const { template, operation } = found
+    const { template, operation, outside } = found
     const where = `${method.toLowerCase()} ${template.path}`
+    if (outside.length > 0 && !status4xx(statusCode)) {
+      const names = outside.map((name) => `{${name}}`).join(', ')
+      fail(`this ${names} is not documented (not a value of its schema), so a 4xx was expected`)
+    }
     const responses = child(operation, 'responses')
     const status = String(statusCode)
     const key = [status, `${status[0]}XX`, 'default'].find((k) => isObject(child(responses, k)))
@@ -350,12 +385,27 @@ function segmentsOf(url: string): string[] | undefined {
   return path.split('/').slice(1).map(segmentAsRead)
 }
 
-/** Whether `segments` are `prefix` followed by the template's segments. */
-function fits(template: CompiledTemplate, segments: string[], prefix: string[]): boolean {
-  if (segments.length !== prefix.length + template.segments.length) return false
-  if (!prefix.every((segment, i) => segments[i] === segment)) return false
-  return template.segments.every((expected, i) => {
+/**
+ * Whether `segments` are `prefix` followed by the template's segments: undefined if not, else
+ * the parameters whose segment is not one of their values (none: a request the document
+ * describes).
+ */
+function fits(
+  template: CompiledTemplate,
+  segments: string[],
+  prefix: string[],
+): string[] | undefined {
+  if (segments.length !== prefix.length + template.segments.length) return undefined
+  if (!prefix.every((segment, i) => segments[i] === segment)) return undefined
+  const outside: string[] = []
+  for (const [i, expected] of template.segments.entries()) {
     const actual = segments[prefix.length + i] ?? ''
-    return 'literal' in expected ? expected.literal === actual : expected.pattern.test(actual)
-  })
+    if ('literal' in expected) {
+      if (expected.literal !== actual) return undefined
+    } else if (!expected.pattern.test(actual)) return undefined
+    else if (!expected.isValue(actual)) outside.push(expected.name)
+  }
+  return outside
 }
+
+const status4xx = (statusCode: number) => statusCode >= 400 && statusCode <= 499

@@ -162,8 +162,9 @@ export function itemRoutes<T>(item: E3Item<T>): ItemRoutes<T> {
     name: 'id',
     in: 'path',
     description: item.idDescription,
-    // Any segment reaches the route, whose id rule answers it.
-    schema: Type.String(),
+    // Any segment reaches the route, whose id rule answers it (400): the document says what a
+    // client sends, an integer.
+    schema: item.pathId.schema,
     example: 1,
   }
   const idFirst = { parameters: [parameter], onRequest: [checkIdFirst(item.pathId)] }

@@ -1,3 +1,4 @@
+import { Type } from 'typebox'
 import { ApiError, type ErrorShape, type FrameworkFailure } from '../../http/errors.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
 import type { PathId } from '../../http/path-id.js'
@@ -45,6 +46,7 @@ export function bodyRejected(statusCode: number, text: string): ApiError {
 /** Ids are unsigned integers: digits only; past the largest id they name no task (404). */
 export const compactId: PathId = {
   form: /^[0-9]+$/,
+  schema: Type.Integer({ minimum: 0 }),
   invalid: (raw) => e3Error(400, `Id "${raw}" bukan angka yang valid`),
 }
 

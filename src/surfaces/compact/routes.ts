@@ -13,7 +13,13 @@ import {
   tidakDitemukan,
 } from './errors.js'
 import { CREATE_FIELDS, checkJudul, decode, REPLACE_FIELDS } from './rules.js'
-import { CompactTugas, Health, JUDUL_MAX } from './schemas.js'
+import {
+  CompactTugas,
+  CompactTugasReplacement,
+  Health,
+  JUDUL_MAX,
+  NewCompactTugas,
+} from './schemas.js'
 import type { CompactStore } from './store.js'
 
 /** Surface B's group in the document. */
@@ -95,7 +101,7 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
           `\`judul\` is trimmed, then must be 1 to ${JUDUL_MAX} characters (Unicode code points); ` +
           'the trimmed value is stored. Unknown fields are ignored (`selesai` too).',
         body: {
-          schema: Type.Object({ judul: Type.String() }),
+          schema: NewCompactTugas,
           description: 'The task: `judul` required.',
           example: { judul: 'Belajar Rust' },
         },
@@ -128,7 +134,7 @@ export function compactRoutes({ store, bodyLimit }: CompactRouteOptions): RouteS
         '`judul` (400), existence (404), then `If-Match` (412).',
       ...idFirst,
       body: {
-        schema: Type.Object({ judul: Type.String(), selesai: Type.Boolean() }),
+        schema: CompactTugasReplacement,
         description: 'Both fields required; `judul` follows the create rule.',
         example: { judul: 'Belajar Rust', selesai: true },
       },

@@ -88,7 +88,11 @@ export const rateLimited = (seconds: number) =>
  * A surface D id: an integer written in decimal, optionally negative. One that names nothing
  * (0, -1, past the largest id) is well-formed and simply not found.
  */
-export const supportingId: PathId = { form: /^-?[0-9]+$/, invalid: invalidId }
+export const supportingId: PathId = {
+  form: /^-?[0-9]+$/,
+  schema: Type.Integer(),
+  invalid: invalidId,
+}
 
 /**
  * The `:id` of a surface D route, with the segment as sent, or 400 `INVALID_ID`. Routes call it
@@ -98,12 +102,17 @@ export function pathId(request: FastifyRequest): SegmentId {
   return idOf(request, supportingId)
 }
 
-/** A surface D `{id}`: any segment matches the route; one that is not an integer is 400. */
+/**
+ * A surface D `{id}`: documented as the integer a client sends, although any segment matches
+ * the route; one that is not an integer is 400.
+ */
 export const idParameter = (what: string): ParameterSpec => ({
   name: 'id',
   in: 'path',
-  description: `${what} id; anything but an integer is 400 \`INVALID_ID\`.`,
-  schema: Type.String(),
+  description:
+    `${what} id, an integer; an integer nothing has (\`0\`, negative, past ` +
+    `9007199254740991) is 404, any other segment 400 \`INVALID_ID\`.`,
+  schema: supportingId.schema,
   example: 1,
 })
 

@@ -1,3 +1,4 @@
+import { Type } from 'typebox'
 import { field, isPlainObject } from '../../text.js'
 
 /**
@@ -23,3 +24,10 @@ export function emailAddress(value: unknown): string | undefined {
 }
 
 export const EMAIL_RULE = 'email is required: text containing @'
+
+/**
+ * `emailAddress` as a schema: text with an at-sign, which is never trimmed away, so the
+ * at-sign alone says "not blank" too.
+ */
+export const emailSchema = (description: string) =>
+  Type.String({ minLength: 1, pattern: '@', description })

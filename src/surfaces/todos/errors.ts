@@ -2,6 +2,7 @@
 // the exact texts of docs/todos.md#todos_variantbasic-default; E2 with `fields` on the priority
 // variant's `POST /todos`; a plain-text 405.
 import type { FastifyReply } from 'fastify'
+import { Type } from 'typebox'
 import type { ApiError, ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
@@ -45,6 +46,7 @@ export const tugasTidakDitemukan = () => e3Error(404, 'tugas tidak ditemukan')
 /** Ids are integers: an optional sign and digits; one no store holds names no todo (404). */
 export const todoId: PathId = {
   form: /^[+-]?[0-9]+$/,
+  schema: Type.Integer(),
   invalid: () => e3Error(400, 'id harus angka'),
 }
 

@@ -22,10 +22,10 @@ import {
 import { checkPriorityTodo, readTodo } from './rules.js'
 import {
   PRIORITY_BODY_LIMIT,
-  PRIORITY_MAX,
-  PRIORITY_MIN,
   PriorityTodoCreated,
+  PriorityTodoFields,
   Todo,
+  TodoFields,
 } from './schemas.js'
 import type { TodoStore } from './store.js'
 
@@ -55,11 +55,6 @@ export interface TodosRouteTable {
   basic: RouteSpec[]
   priority: RouteSpec[]
 }
-
-const TodoFields = Type.Object({
-  title: Type.String({ description: 'Required, not null; trimmed, then not empty.' }),
-  done: Type.Optional(Type.Boolean({ description: 'False when left out (on PUT too).' })),
-})
 
 /** Surface C's routes in the running variant, at their full paths under `/todos`. */
 export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions): TodosRouteTable {
@@ -122,16 +117,7 @@ export function todosRouteTable({ store, variant, bodyLimit }: TodosRouteOptions
       '(400 `VALIDATION_ERROR`, `fields` in alphabetical order); (5) 201. The todo is stored ' +
       'with `done` false and `created_at`.',
     body: {
-      schema: Type.Object({
-        title: Type.String({ description: 'At least 3 bytes of UTF-8 after trimming.' }),
-        priority: Type.Integer({ minimum: PRIORITY_MIN, maximum: PRIORITY_MAX }),
-        due_date: Type.Optional(
-          Type.String({
-            format: 'date',
-            description: '`YYYY-MM-DD`, a real calendar date; `null` counts as left out.',
-          }),
-        ),
-      }),
+      schema: PriorityTodoFields,
       description: '`title` and `priority` required, `due_date` optional.',
       example: { title: 'Rapat', priority: 2, due_date: '2026-12-01' },
     },

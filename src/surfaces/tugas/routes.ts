@@ -46,13 +46,17 @@ export interface TugasRouteOptions {
  * Ids are digits; any other segment matches no route (the generic 404). Digits past the largest
  * id are well-formed and name no task.
  */
-const tugasId: PathId = { form: /^[0-9]+$/, invalid: notFoundEndpoint }
+const tugasId: PathId = {
+  form: /^[0-9]+$/,
+  schema: Type.Integer({ minimum: 0 }),
+  invalid: notFoundEndpoint,
+}
 
 const idParameter = (name: string, description: string): ParameterSpec => ({
   name,
   in: 'path',
   description: `${description} Only digits match the route; anything else is 404 endpoint not found.`,
-  schema: Type.Integer({ minimum: 0 }),
+  schema: tugasId.schema,
   required: true,
   match: tugasId.form.source,
   example: 1,
@@ -85,7 +89,11 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           '`title` is trimmed, then must be 3 to 80 characters; `status` is `belum` (the default) ' +
           'or `selesai`. Checks in order: the body reader (415, 413, 400), then every rule that ' +
           'is broken, reported together (422).',
-        body: { schema: TugasBaru, description: 'The new task.' },
+        body: {
+          schema: TugasBaru,
+          description: 'The new task.',
+          example: { title: 'Menyiapkan presentasi', status: 'belum' },
+        },
         responses: {
           201: withETag({
             description: 'Created.',
@@ -132,7 +140,11 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           'The body follows the create rules. Checks in order: the body reader (415, 413, 400), ' +
           'the rules (422), existence (404), then `If-Match` (412).',
         parameters: [idParameter('id', 'Task id.')],
-        body: { schema: TugasBaru, description: 'The full representation.' },
+        body: {
+          schema: TugasBaru,
+          description: 'The full representation.',
+          example: { title: 'Belajar REST lanjutan', status: 'selesai' },
+        },
         responses: {
           200: { description: 'The replaced task.', schema: Tugas },
           ...bodyErrors,
@@ -163,7 +175,11 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           'order: the body reader (415, 413, 400), the rules (422), existence (404), then ' +
           '`If-Match` (412).',
         parameters: [idParameter('id', 'Task id.')],
-        body: { schema: TugasPatch, description: 'Any subset of `title` and `status`.' },
+        body: {
+          schema: TugasPatch,
+          description: 'Any subset of `title` and `status`.',
+          example: { status: 'selesai' },
+        },
         responses: {
           200: { description: 'The task after the change.', schema: Tugas },
           ...bodyErrors,
@@ -232,7 +248,11 @@ export function tugasRoutes({ store, base, list }: TugasRouteOptions): RouteSpec
           '`isi` is trimmed, then must be 1 to 500 characters. Checks in order: the body reader ' +
           '(415, 413, 400), the rules (422), then existence of the task (404).',
         parameters: [idParameter('id', 'Task id.')],
-        body: { schema: KomentarBaru, description: 'The comment.' },
+        body: {
+          schema: KomentarBaru,
+          description: 'The comment.',
+          example: { isi: 'Bab 3 tentang header' },
+        },
         responses: {
           201: withETag({
             description: 'Created.',

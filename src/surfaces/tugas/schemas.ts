@@ -1,6 +1,7 @@
 // The one definition of each surface A resource: Fastify serializes responses with these and
 // the OpenAPI document (surface E) publishes them, so the two cannot drift apart.
 import { type Static, Type } from 'typebox'
+import { trimmedText } from '../../http/body-schemas.js'
 
 export const TUGAS_STATUSES = ['belum', 'selesai'] as const
 export const TITLE_MIN = 3
@@ -12,11 +13,15 @@ export const BATAS_MAX = 100
 export const TugasStatus = Type.Enum(TUGAS_STATUSES, { type: 'string' })
 export type TugasStatus = Static<typeof TugasStatus>
 
+/** A title as stored and sent: trimmed. */
 const Title = Type.String({
   minLength: TITLE_MIN,
   maxLength: TITLE_MAX,
-  description: 'Trimmed before checking and storing; length in Unicode code points.',
+  description: 'Trimmed; length in Unicode code points.',
 })
+
+/** A title as a request may send it: any padding, trimmed before the length is checked. */
+const TitleInput = trimmedText({ min: TITLE_MIN, max: TITLE_MAX })
 
 export const Tugas = Type.Object(
   { id: Type.Integer({ minimum: 1 }), title: Title, status: TugasStatus },
@@ -25,12 +30,12 @@ export const Tugas = Type.Object(
 export type Tugas = Static<typeof Tugas>
 
 export const TugasBaru = Type.Object(
-  { title: Title, status: Type.Optional(TugasStatus) },
+  { title: TitleInput, status: Type.Optional(TugasStatus) },
   { description: 'A new task, or the full replacement of one. Unknown fields are ignored.' },
 )
 
 export const TugasPatch = Type.Object(
-  { title: Type.Optional(Title), status: Type.Optional(TugasStatus) },
+  { title: Type.Optional(TitleInput), status: Type.Optional(TugasStatus) },
   { description: 'Any subset of the task fields; each field sent is checked like on create.' },
 )
 
@@ -58,7 +63,7 @@ export const Komentar = Type.Object(
 export type Komentar = Static<typeof Komentar>
 
 export const KomentarBaru = Type.Object({
-  isi: Type.String({ minLength: 1, maxLength: ISI_MAX, description: 'Trimmed before checking.' }),
+  isi: trimmedText({ min: 1, max: ISI_MAX }),
 })
 
 export const ErrorBody = Type.Object(

@@ -162,6 +162,29 @@ describe('GET /openapi.json', () => {
       }
     }
   })
+
+  test('every path parameter of every surface is an integer; B to D document the 400 of any other', () => {
+    const paths = object(document.paths, 'paths')
+    let checked = 0
+    for (const [path, item] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(object(item, path))) {
+        if (method.startsWith('x-')) continue
+        const parameters = (object(op, `${method} ${path}`).parameters ?? []) as Json[]
+        for (const parameter of parameters.filter((p) => p.in === 'path')) {
+          const where = `${method.toUpperCase()} ${path} {${parameter.name}}`
+          assert.equal(object(parameter.schema, where).type, 'integer', where)
+          // Surface A's routes match digits only: any other segment is the generic 404.
+          if (!path.startsWith('/tugas/')) {
+            assert.ok(Object.hasOwn(object(object(op, where).responses, where), '400'), where)
+          }
+          checked++
+        }
+      }
+    }
+    // A: 7 operations, one with {kid}; B: 3; C: 3; D: a user, an order and its payment, a
+    // product, a document's GET and DELETE.
+    assert.equal(checked, 8 + 3 + 3 + 6)
+  })
 })
 
 describe('the document follows the configuration', () => {
@@ -308,6 +331,14 @@ describe('the conformance checker', () => {
     rejects('PUT', '/users/1', reply(405, {}, { ...jsonHeaders, allow: 'GET' }), /Allow/)
     rejects('PUT', '/users/1', reply(405, {}, { ...jsonHeaders, allow: 'GET, HEAD, PUT' }), /Allow/)
     rejects('PUT', '/users/1', reply(200, {}), /405 or 404 was expected/)
+  })
+
+  test('a segment that is not an integer id reaches the operation, which must refuse it', () => {
+    const invalidId = { error: { code: 'INVALID_ID', message: 'id "abc" is not an integer' } }
+    check({ method: 'GET', url: '/users/abc' }, reply(400, invalidId, jsonHeaders))
+    check({ method: 'GET', url: '/users/-1' }, reply(404, invalidId, jsonHeaders))
+    rejects('GET', '/users/abc', reply(200, { data: {} }), /not documented.*4xx/)
+    rejects('GET', '/users/abc', reply(418, invalidId), /not documented/)
   })
 
   test('fails an undocumented path or method that is not the E1 404', () => {

@@ -43,7 +43,11 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
         description:
           'Checks in order: the Content-Type (415), the body reader (413, 400), then the fields ' +
           '(400 `VALIDATION_ERROR`, each broken rule in `details`).',
-        body: { schema: PesananBaru, description: 'The new order.' },
+        body: {
+          schema: PesananBaru,
+          description: 'The new order.',
+          example: { email: 'rina.wijaya@example.com', jumlah: 2 },
+        },
         onRequest: [requireJsonContentType(supportingErrors)],
         responses: {
           201: withETag({

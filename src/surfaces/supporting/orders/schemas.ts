@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox'
+import { emailSchema } from '../fields.js'
 
 export const ORDER_STATUSES = ['MENUNGGU', 'LUNAS'] as const
 
@@ -16,6 +17,10 @@ export type Pesanan = Static<typeof Pesanan>
 export const PesananEnvelope = Type.Object({ data: Pesanan })
 
 export const PesananBaru = Type.Object({
-  email: Type.String({ description: 'Contains @.' }),
-  jumlah: Type.Integer({ minimum: 1 }),
+  email: emailSchema('Required; contains @; stored trimmed.'),
+  jumlah: Type.Integer({
+    minimum: 1,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description: 'Required; a whole number from 1, within the safe integers.',
+  }),
 })

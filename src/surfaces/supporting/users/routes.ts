@@ -8,7 +8,7 @@ import { emailTaken, failures, supportingErrors } from '../errors.js'
 import { readOne } from '../read-one.js'
 import { hashPassword } from './password.js'
 import { checkNewUser } from './rules.js'
-import { newUser, User, UserEnvelope, UserList } from './schemas.js'
+import { newUser, newUserExample, User, UserEnvelope, UserList } from './schemas.js'
 import type { UserStore } from './store.js'
 
 export interface UserRouteOptions {
@@ -49,7 +49,11 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
           'Checks in order: the Content-Type (415), the body reader (413, 400), the fields (400 ' +
           '`VALIDATION_ERROR`, each broken rule in `details`), then the email, unique in any ' +
           'letter case (409). The answer never contains the password.',
-        body: { schema: newUser(variant), description: 'The new user.' },
+        body: {
+          schema: newUser(variant),
+          description: 'The new user.',
+          example: newUserExample(variant),
+        },
         onRequest: [requireJsonContentType(supportingErrors)],
         responses: {
           201: withETag({

@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox'
 import type { UsersVariant } from '../../../config.js'
+import { trimmedText } from '../../../http/body-schemas.js'
+import { emailSchema } from '../fields.js'
 import { PASSWORD_MIN } from './rules.js'
 
 export const User = Type.Object(
@@ -21,8 +23,19 @@ export const UserList = Type.Object({
 })
 
 const newUserFields = {
-  name: Type.String({ description: 'Required; trimmed; not empty.' }),
-  email: Type.String({ description: 'Required; contains @; unique ignoring letter case.' }),
+  name: trimmedText({ min: 1, description: 'Required; trimmed, then not empty; stored trimmed.' }),
+  email: emailSchema(
+    'Required; contains @; stored trimmed; unique ignoring letter case (409 otherwise).',
+  ),
+}
+
+/**
+ * A body `POST /users` accepts in `variant`, once: the demo data has no user, and a second
+ * user with the same email is 409.
+ */
+export function newUserExample(variant: UsersVariant) {
+  const user = { name: 'Rina Wijaya', email: 'rina.wijaya@example.com' }
+  return variant === 'flat' ? user : { ...user, password: 'kata-sandi-rina' }
 }
 
 /** The body of `POST /users` as `variant` reads it: only the enveloped variant takes a password. */
@@ -36,7 +49,9 @@ export function newUser(variant: UsersVariant) {
     ...newUserFields,
     password: Type.String({
       minLength: PASSWORD_MIN,
-      description: `Required; ${PASSWORD_MIN} or more characters. Kept only as a salted hash.`,
+      description:
+        `Required; ${PASSWORD_MIN} or more characters (Unicode code points), not trimmed. ` +
+        'Kept only as a salted hash.',
     }),
   })
 }
