@@ -81,6 +81,24 @@ function createdIdProperty(document: Json, operation: Json): string | undefined 
 }
 
 /**
+ * Fails on a parameter or body without an example: the converter would make up a value, a new
+ * one on every run (so the committed file would never match), and one the service may refuse.
+ */
+function requireExamples(method: string, path: string, operation: Json): void {
+  for (const parameter of (operation.parameters ?? []) as Json[]) {
+    if (parameter.example === undefined) {
+      throw new Error(`${method} ${path}: the parameter ${parameter.name} has no example`)
+    }
+  }
+  const content = (operation.requestBody as Json | undefined)?.content as Json | undefined
+  for (const [media, body] of Object.entries(content ?? {})) {
+    if ((body as Json).example === undefined) {
+      throw new Error(`${method} ${path}: the ${media} body has no example`)
+    }
+  }
+}
+
+/**
  * What Portman is told: the contract tests of every operation; which variable each create's id
  * is kept in (`assignVariables`); which variable, or else the documented example, each path
  * variable takes (`overwrites`); and an order in which every request can succeed: the document's,
@@ -88,6 +106,7 @@ function createdIdProperty(document: Json, operation: Json): string | undefined 
  */
 export function portmanConfig(document: Json): Json {
   const operations = operationsOf(document)
+  for (const { method, path, operation } of operations) requireExamples(method, path, operation)
   const creates = new Map<string, string>()
   const assignVariables: Json[] = []
   for (const { method, path, operation } of operations) {

@@ -779,13 +779,25 @@ export interface operations {
     listTugas: {
         parameters: {
             query?: {
-                /** @description Page number, default 1. */
+                /**
+                 * @description Page number, default 1.
+                 * @example 1
+                 */
                 halaman?: number;
-                /** @description Page size, default 10. */
+                /**
+                 * @description Page size, default 10.
+                 * @example 10
+                 */
                 batas?: number;
-                /** @description Keep only tasks with this status. */
+                /**
+                 * @description Keep only tasks with this status.
+                 * @example belum
+                 */
                 status?: "belum" | "selesai";
-                /** @description Sort column; a leading `-` sorts descending. Ties keep ascending id order. */
+                /**
+                 * @description Sort column; a leading `-` sorts descending. Ties keep ascending id order.
+                 * @example -id
+                 */
                 urut?: "id" | "-id" | "title" | "-title" | "status" | "-status";
             };
             header?: never;
@@ -838,7 +850,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -941,11 +956,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1007,11 +1028,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1120,11 +1147,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1182,11 +1215,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1295,7 +1334,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1346,11 +1388,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1460,13 +1508,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Task id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Task id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 id: number;
-                /** @description Comment id. Only digits match the route; anything else is 404 endpoint not found. */
+                /**
+                 * @description Comment id. Only digits match the route; anything else is 404 endpoint not found.
+                 * @example 1
+                 */
                 kid: number;
             };
             cookie?: never;
@@ -1527,13 +1584,25 @@ export interface operations {
     listTugasV2: {
         parameters: {
             query?: {
-                /** @description Page number, default 1. */
+                /**
+                 * @description Page number, default 1.
+                 * @example 1
+                 */
                 halaman?: number;
-                /** @description Page size, default 10. */
+                /**
+                 * @description Page size, default 10.
+                 * @example 10
+                 */
                 batas?: number;
-                /** @description Keep only tasks with this status. */
+                /**
+                 * @description Keep only tasks with this status.
+                 * @example belum
+                 */
                 status?: "belum" | "selesai";
-                /** @description Sort column; a leading `-` sorts descending. Ties keep ascending id order. */
+                /**
+                 * @description Sort column; a leading `-` sorts descending. Ties keep ascending id order.
+                 * @example -id
+                 */
                 urut?: "id" | "-id" | "title" | "-title" | "status" | "-status";
             };
             header?: never;
@@ -1691,7 +1760,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1816,11 +1888,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
+                /**
+                 * @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -1901,11 +1979,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
+                /**
+                 * @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2032,11 +2116,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404. */
+                /**
+                 * @description Task id: an unsigned integer, digits only. Any other segment (`abc`, `-1`, `1.5`) is 400; digits no task can have (`0`, past 9007199254740991) are 404.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2180,7 +2270,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2299,11 +2392,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
+                /**
+                 * @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2386,11 +2485,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
+                /**
+                 * @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2504,11 +2609,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404. */
+                /**
+                 * @description Todo id: an integer, an optional sign and digits. Any other segment is 400; an integer no todo can have (`0`, `-1`, past 9007199254740991) is 404.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2655,7 +2766,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2768,11 +2882,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description User id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                /**
+                 * @description User id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -2845,7 +2965,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2955,11 +3078,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Order id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                /**
+                 * @description Order id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -3032,13 +3161,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
-                /** @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual. */
+                /**
+                 * @description Makes the request safe to retry (IETF draft-ietf-httpapi-idempotency-key-header): 1 to 255 visible ASCII characters, unique per request, such as a UUID. The first request with a key is processed; a later one with the same key, method, path (and query) and body, byte for byte, gets the first answer again (status, body, `Location`, `ETag`) and does nothing; the same key with another body is refused (422), and so is a request while the first is still in flight (409). 2xx and 4xx answers are kept, 24 hours; after a 5xx the key is free again. Checked once the body is read (its 415, 413 and 400 come first), before the rules of the operation. Without it, the request is processed as usual.
+                 * @example 8e2f6a1c-3b4d-4f5e-9a7b-0c1d2e3f4a5b
+                 */
                 "Idempotency-Key"?: string;
             };
             path: {
-                /** @description Order id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                /**
+                 * @description Order id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -3187,11 +3325,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Product id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                /**
+                 * @description Product id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -3443,11 +3587,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
                 "If-None-Match"?: string;
             };
             path: {
-                /** @description Document id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                /**
+                 * @description Document id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;
@@ -3540,11 +3690,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional. */
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*` (any current representation). The write is made only if one matches the current representation (strong comparison: a weak tag `W/"..."` never matches), in the same atomic step as the write; otherwise 412 and nothing changes. A value that is not such a list matches nothing. Checked after the id, the body and existence (404). Without it the write is unconditional.
+                 * @example *
+                 */
                 "If-Match"?: string;
             };
             path: {
-                /** @description Document id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`. */
+                /**
+                 * @description Document id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
                 id: number;
             };
             cookie?: never;

@@ -43,18 +43,21 @@ function pageParameters(batasDefault: number): ParameterSpec[] {
       in: 'query',
       description: 'Page number, default 1.',
       schema: Type.Integer({ minimum: 1, default: 1 }),
+      example: 1,
     },
     {
       name: 'batas',
       in: 'query',
       description: `Page size, default ${batasDefault}.`,
       schema: Type.Integer({ minimum: 1, maximum: BATAS_MAX, default: batasDefault }),
+      example: batasDefault,
     },
     {
       name: 'status',
       in: 'query',
       description: 'Keep only tasks with this status.',
       schema: Type.Enum(TUGAS_STATUSES, { type: 'string' }),
+      example: 'belum',
     },
     {
       name: 'urut',
@@ -64,6 +67,7 @@ function pageParameters(batasDefault: number): ParameterSpec[] {
         SORT_FIELDS.flatMap((name) => [name, `-${name}`]),
         { type: 'string', default: 'id' },
       ),
+      example: '-id',
     },
   ]
 }
