@@ -178,8 +178,11 @@ describe('GET /docs in Chromium', { skip: skipWithoutChromium(), timeout: 120_00
       // The server `/v1` resolved against the page's own origin.
       assert.equal(new URL(request.url()).origin, origin)
       assert.equal((await live.locator('.response-col_status').textContent())?.trim(), '200')
+      // The form starts with the documented examples of the query parameters.
+      assert.equal(new URL(request.url()).search, '?halaman=1&batas=10&status=belum&urut=-id')
       const body = await live.locator('.response-col_description .highlight-code').textContent()
-      assert.match(body ?? '', /"Belajar REST"/)
+      assert.match(body ?? '', /^[^]*"Deploy ke server"[^]*"Membuat pengujian"[^]*$/)
+      assert.doesNotMatch(body ?? '', /"Belajar REST"/)
       assert.deepEqual(problems, [])
     } finally {
       await context.close()
