@@ -28,6 +28,8 @@ export interface Infrastructure {
   seed: 'loaded' | 'kept-existing-data'
   /** The PostgreSQL pool's connections now, when the stores are in PostgreSQL (metrics). */
   poolStats?: () => PoolStats
+  /** What start-up found that an operator should know, each one line (logged at warn). */
+  warnings: string[]
 }
 
 /** One backing service's part: what it serves, its readiness check and its release. */
@@ -57,6 +59,7 @@ export async function createInfrastructure(
     ...shared.serves,
     seed: stores.serves.seed,
     poolStats: stores.serves.poolStats,
+    warnings: stores.serves.warnings,
     async checks() {
       const checks = parts.flatMap((part) => (part.check ? [part.check] : []))
       const answers = await Promise.all(checks.map(([, ping]) => ping()))
@@ -103,7 +106,7 @@ async function createShared(
   }
 }
 
-type StoresServe = Pick<Infrastructure, 'stores' | 'seed' | 'poolStats'>
+type StoresServe = Pick<Infrastructure, 'stores' | 'seed' | 'poolStats' | 'warnings'>
 
 async function createStores(
   config: Config,
@@ -112,7 +115,7 @@ async function createStores(
 ): Promise<Part<StoresServe>> {
   if (config.databaseUrl === undefined) {
     const stores = await seededMemoryStores(seed, now)
-    return { serves: { stores, seed: 'loaded' }, close: async () => {} }
+    return { serves: { stores, seed: 'loaded', warnings: [] }, close: async () => {} }
   }
   const database = new Database({
     url: config.databaseUrl,
@@ -120,6 +123,7 @@ async function createStores(
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   })
   try {
+    const { statementTimeout } = await database.start()
     await migrate(database)
     const loaded = await seedOnce(database, seed, now)
     return {
@@ -127,6 +131,7 @@ async function createStores(
         stores: createPostgresStores(database, now),
         seed: loaded ? 'loaded' : 'kept-existing-data',
         poolStats: () => database.poolStats(),
+        warnings: statementTimeout ? [] : [POOLER_TIMEOUT_WARNING],
       },
       check: ['postgres', () => database.ping()],
       close: () => database.close(),
@@ -137,6 +142,11 @@ async function createStores(
     throw new StartUpError(`DATABASE_URL: ${problem}`)
   }
 }
+
+const POOLER_TIMEOUT_WARNING =
+  'DATABASE_URL: the server (a connection pooler) does not take statement_timeout from a client, ' +
+  'so DATABASE_STATEMENT_TIMEOUT_MS only bounds how long a request waits: set a statement ' +
+  'timeout in the pooler or for the database role (docs/operating.md#behind-a-connection-pooler)'
 
 /**
  * Loads the seed into a database that has never been seeded, in one transaction under the

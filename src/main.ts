@@ -65,6 +65,7 @@ async function serve(config: Config): Promise<void> {
   // Of several workers only the first started on the database as it was; the others would
   // all say the same of the data it has just seeded.
   const firstProcess = !cluster.isWorker || cluster.worker?.id === 1
+  if (firstProcess) for (const warning of infrastructure.warnings) app.log.warn(warning)
   if (infrastructure.seed === 'kept-existing-data' && firstProcess) {
     app.log.info('seed skipped: the database already holds data')
   }

@@ -40,22 +40,52 @@ export interface Queryable {
  * every surface answers 503; any other failure is a bug and propagates as it is.
  */
 export class Database implements Queryable {
-  readonly #pool: pg.Pool
+  #pool: pg.Pool
+
+  #options: DatabaseOptions
+  /** Whether the server took `statement_timeout` at connection (see `start`). */
+  #serverTimeout = true
 
   constructor(options: DatabaseOptions) {
-    this.#pool = new pg.Pool({
-      connectionString: options.url,
-      max: options.poolSize,
+    this.#options = options
+    this.#pool = this.#newPool()
+  }
+
+  #newPool(): pg.Pool {
+    const { url, poolSize, statementTimeoutMs } = this.#options
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
       types,
       // Never wait forever for a connection, nor for a statement.
       connectionTimeoutMillis: 2000,
-      statement_timeout: options.statementTimeoutMs,
-      query_timeout: options.statementTimeoutMs + 1000,
+      ...(this.#serverTimeout && { statement_timeout: statementTimeoutMs }),
+      query_timeout: statementTimeoutMs + 1000,
       application_name: 'tugas',
     })
     // An idle connection that dies (the database restarts) must not kill the process; the
     // pool drops it and the next statement opens another.
-    this.#pool.on('error', () => {})
+    pool.on('error', () => {})
+    return pool
+  }
+
+  /**
+   * Opens the first connection. A connection pooler that refuses `statement_timeout` as a
+   * connection parameter (PgBouncer does) gets connections without it: the pooler's or the
+   * role's own timeout applies then (docs/operating.md#behind-a-connection-pooler). Returns
+   * whether the server took the service's statement timeout.
+   */
+  async start(): Promise<{ statementTimeout: boolean }> {
+    try {
+      await unavailableAs(() => this.#pool.query('SELECT 1'))
+    } catch (error) {
+      if (!refusedParameter(error, 'statement_timeout')) throw error
+      await this.#pool.end()
+      this.#serverTimeout = false
+      this.#pool = this.#newPool()
+      await unavailableAs(() => this.#pool.query('SELECT 1'))
+    }
+    return { statementTimeout: this.#serverTimeout }
   }
 
   get pool(): pg.Pool {
@@ -113,24 +143,24 @@ export class Database implements Queryable {
   }
 }
 
-/** The name of each statement text, given the first time it is run. */
-const statementNames = new Map<string, string>()
-
 /**
- * A statement with values as a named prepared statement: each connection parses and plans the
- * text once and then only binds values, which spares the database most of its work per request.
- * Every such text in the stores is a fixed string, so the names stay few. A text without values
- * (`BEGIN`, the schema's several commands at once) goes as it is: a prepared statement holds
- * one command only.
+ * A statement with values as an unnamed prepared statement, parsed and planned each time it is
+ * sent: a named one lives on one server connection, which a transaction-pooling proxy hands to
+ * another client after each transaction (docs/operating.md#behind-a-connection-pooler). A text
+ * without values (`BEGIN`, the schema's several commands at once) goes by the simple protocol,
+ * which takes several commands.
  */
 function prepared(text: string, values: unknown[] | undefined): pg.QueryConfig {
-  if (values === undefined) return { text }
-  let name = statementNames.get(text)
-  if (name === undefined) {
-    name = `tugas_${statementNames.size + 1}`
-    statementNames.set(text, name)
-  }
-  return { name, text, values }
+  return values === undefined ? { text } : { text, values }
+}
+
+/** Whether the server refused to open a connection with `parameter` among its settings. */
+function refusedParameter(error: unknown, parameter: string): boolean {
+  const cause = error instanceof ServiceUnavailableError ? error.cause : error
+  const { code, message } = (cause ?? {}) as { code?: string; message?: string }
+  return (
+    code === '08P01' && message?.includes(`unsupported startup parameter: ${parameter}`) === true
+  )
 }
 
 async function unavailableAs<T>(run: () => Promise<T>): Promise<T> {
