@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Database } from '../../src/store/postgres/database.js'
 import { migrate } from '../../src/store/postgres/migrate.js'
+import { processPgbouncer, THROUGH_POOLER } from './pgbouncer.js'
 import { skipFor } from './services.js'
 
 export const ADMIN_URL =
@@ -77,9 +78,21 @@ async function newSchema(): Promise<{ schema: string; url: string }> {
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
+  return { schema, url: await schemaUrl(base, schema) }
+}
+
+/**
+ * A URL of the database `base` names whose connections start in `schema`: its search path in
+ * the connection's options, or, through PgBouncer (which passes no options), a database name
+ * of the pooler's own for that schema.
+ */
+async function schemaUrl(base: string, schema: string): Promise<string> {
   const url = new URL(base)
+  if (THROUGH_POOLER) {
+    return (await processPgbouncer(ADMIN_URL)).urlFor(url.pathname.slice(1), schema)
+  }
   url.searchParams.set('options', `-c search_path=${schema}`)
-  return { schema, url: url.toString() }
+  return url.toString()
 }
 
 /**
@@ -246,9 +259,7 @@ export async function migratedSchema(): Promise<SchemaLease> {
     pristine ??= pristineOf(schema)
     await pristine
   } else {
-    const base = new URL(await fileDatabaseUrl())
-    base.searchParams.set('options', `-c search_path=${schema}`)
-    url = base.toString()
+    url = await schemaUrl(await fileDatabaseUrl(), schema)
   }
   let released = false
   const leased = schema

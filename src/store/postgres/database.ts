@@ -43,7 +43,9 @@ export class Database implements Queryable {
   #pool: pg.Pool
 
   #options: DatabaseOptions
-  /** Whether the server took `statement_timeout` at connection (see `start`). */
+  /** Pools given up for one without `statement_timeout` (see `#onPool`). */
+  readonly #retired: pg.Pool[] = []
+  /** Whether the server takes `statement_timeout` as a connection parameter (see `#onPool`). */
   #serverTimeout = true
 
   constructor(options: DatabaseOptions) {
@@ -70,21 +72,31 @@ export class Database implements Queryable {
   }
 
   /**
-   * Opens the first connection. A connection pooler that refuses `statement_timeout` as a
-   * connection parameter (PgBouncer does) gets connections without it: the pooler's or the
-   * role's own timeout applies then (docs/operating.md#behind-a-connection-pooler). Returns
-   * whether the server took the service's statement timeout.
+   * Runs `run` on the pool. A connection pooler that refuses `statement_timeout` as a
+   * connection parameter (PgBouncer does) gets, from then on, connections without it: the
+   * pooler's or the role's own timeout applies (docs/operating.md#behind-a-connection-pooler).
+   * Found on the first connection, so it costs nothing afterwards.
    */
-  async start(): Promise<{ statementTimeout: boolean }> {
+  async #onPool<T>(run: (pool: pg.Pool) => Promise<T>): Promise<T> {
+    const pool = this.#pool
     try {
-      await unavailableAs(() => this.#pool.query('SELECT 1'))
+      return await unavailableAs(() => run(pool))
     } catch (error) {
       if (!refusedParameter(error, 'statement_timeout')) throw error
-      await this.#pool.end()
-      this.#serverTimeout = false
-      this.#pool = this.#newPool()
-      await unavailableAs(() => this.#pool.query('SELECT 1'))
+      if (this.#pool === pool) {
+        this.#serverTimeout = false
+        this.#pool = this.#newPool()
+        // Ended with the database: statements waiting for one of its connections fail here
+        // as this one did, and go on to the new pool.
+        this.#retired.push(pool)
+      }
+      return unavailableAs(() => run(this.#pool))
     }
+  }
+
+  /** Opens a first connection; whether the server took the service's statement timeout. */
+  async start(): Promise<{ statementTimeout: boolean }> {
+    await this.#onPool((pool) => pool.query('SELECT 1'))
     return { statementTimeout: this.#serverTimeout }
   }
 
@@ -99,7 +111,7 @@ export class Database implements Queryable {
   }
 
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-    return unavailableAs(() => this.#pool.query<R>(prepared(text, values)))
+    return this.#onPool((pool) => pool.query<R>(prepared(text, values)))
   }
 
   /**
@@ -107,7 +119,7 @@ export class Database implements Queryable {
    * when it throws.
    */
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
-    const client = await unavailableAs(() => this.#pool.connect())
+    const client = await this.#onPool((pool) => pool.connect())
     const inTransaction: Queryable = {
       query: (text, values) => unavailableAs(() => client.query(prepared(text, values))),
       transaction: (nested) => nested(inTransaction),
@@ -131,7 +143,7 @@ export class Database implements Queryable {
   /** Whether the database answers now. */
   async ping(): Promise<boolean> {
     try {
-      await this.#pool.query('SELECT 1')
+      await this.query('SELECT 1')
       return true
     } catch {
       return false
@@ -139,7 +151,7 @@ export class Database implements Queryable {
   }
 
   async close(): Promise<void> {
-    await this.#pool.end()
+    await Promise.all([this.#pool, ...this.#retired].map((pool) => pool.end()))
   }
 }
 
