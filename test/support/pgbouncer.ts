@@ -115,6 +115,8 @@ export async function startPgbouncer(serverUrl: string): Promise<Pgbouncer> {
       process.removeListener('exit', killed)
       if (child.exitCode !== null) return
       const exited = new Promise((resolve) => child.once('exit', resolve))
+      // Waited for: the process (unreferenced so far) holds the event loop until it exits.
+      child.ref()
       child.kill('SIGINT')
       await exited
     },

@@ -70,15 +70,18 @@ function fileDatabaseUrl(): Promise<string> {
 
 let schemas = 0
 
-/** A fresh, empty schema of this file's database: its name and a URL that works in it. */
-async function newSchema(): Promise<{ schema: string; url: string }> {
+/**
+ * A fresh, empty schema of this file's database: its name and a URL that works in it (through
+ * PgBouncer in the pooler pass, unless `direct`).
+ */
+async function newSchema(direct = false): Promise<{ schema: string; url: string }> {
   const base = await fileDatabaseUrl()
   const schema = `app_${++schemas}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
-  return { schema, url: await schemaUrl(base, schema) }
+  return { schema, url: await schemaUrl(base, schema, direct) }
 }
 
 /**
@@ -86,9 +89,9 @@ async function newSchema(): Promise<{ schema: string; url: string }> {
  * the connection's options, or, through PgBouncer (which passes no options), a database name
  * of the pooler's own for that schema.
  */
-async function schemaUrl(base: string, schema: string): Promise<string> {
+async function schemaUrl(base: string, schema: string, direct = false): Promise<string> {
   const url = new URL(base)
-  if (THROUGH_POOLER) {
+  if (THROUGH_POOLER && !direct) {
     return (await processPgbouncer(ADMIN_URL)).urlFor(url.pathname.slice(1), schema)
   }
   url.searchParams.set('options', `-c search_path=${schema}`)
@@ -103,6 +106,16 @@ async function schemaUrl(base: string, schema: string): Promise<string> {
  */
 export async function freshDatabaseUrl(): Promise<string> {
   return (await newSchema()).url
+}
+
+/** A fresh, empty schema as freshDatabaseUrl gives it, on a direct connection in every pass. */
+export async function freshDirectSchema(): Promise<{
+  database: string
+  schema: string
+  url: string
+}> {
+  const { schema, url } = await newSchema(true)
+  return { database: new URL(url).pathname.slice(1), schema, url }
 }
 
 /** A migrated schema for one app or one set of stores, given back once they are closed. */

@@ -1,7 +1,9 @@
-// `npm test`'s two passes: `memory` runs every test file; `postgres` runs the HTTP tests of
-// surfaces A to D again with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres), loudly
-// skipped where PostgreSQL cannot be reached, unless TUGAS_REQUIRE_SERVICES=1 (CI), where that
-// fails the run.
+// `npm test`'s three passes: `memory` runs every test file; `postgres` runs the HTTP tests of
+// surfaces A to D again with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres); `pooler`
+// runs the tests of the PostgreSQL stores, restarts, two instances and every surface (the
+// Postman collection) through PgBouncer in transaction pooling mode (TUGAS_TEST_POOLER,
+// test/support/pgbouncer.ts). The last two are loudly skipped where PostgreSQL or PgBouncer is
+// missing, unless TUGAS_REQUIRE_SERVICES=1 (CI), where that fails the run.
 //
 // The files are shared out among a few test processes (shards), three at a time, instead of
 // one process per file: on Node.js 20 every process pays about a second of CPU to load the
@@ -12,6 +14,7 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { pgbouncerProblem } from './pgbouncer.js'
 import { postgresProblem } from './postgres.js'
 import { SERVICES_REQUIRED } from './services.js'
 
@@ -61,6 +64,25 @@ function httpTestFiles(): string[] {
 /** Tests outside those folders that run every surface on the store under test. */
 const ALSO_ON_POSTGRES = ['test/surfaces/openapi/postman-collection.test.ts']
 
+/**
+ * The pooler pass: every store-contract suite (each runs PostgreSQL), and the files that restart
+ * the service on PostgreSQL, run two instances on it, or call every surface.
+ */
+function poolerTestFiles(): string[] {
+  const contracts = testFiles('test').filter(
+    (file) =>
+      file.endsWith('store.contract.test.ts') || file.endsWith('idempotency.contract.test.ts'),
+  )
+  return [
+    ...contracts,
+    'test/postgres-durability.test.ts',
+    'test/postgres-idempotency.test.ts',
+    'test/pooler.test.ts',
+    'test/two-instances.test.ts',
+    'test/surfaces/openapi/postman-collection.test.ts',
+  ].sort()
+}
+
 /** `files` in `count` shards of about the same size in bytes, the largest files placed first. */
 function shardsOf(files: string[], count: number): string[][] {
   const shards: string[][] = Array.from({ length: count }, () => [])
@@ -76,19 +98,20 @@ function shardsOf(files: string[], count: number): string[][] {
 }
 
 const pass = process.argv[2]
-if (pass !== 'memory' && pass !== 'postgres') {
-  process.stderr.write('usage: run-tests.ts memory|postgres\n')
+if (pass !== 'memory' && pass !== 'postgres' && pass !== 'pooler') {
+  process.stderr.write('usage: run-tests.ts memory|postgres|pooler\n')
   process.exit(2)
 }
-if (pass === 'postgres') {
-  const problem = await postgresProblem()
+if (pass !== 'memory') {
+  const problem = (await postgresProblem()) ?? (pass === 'pooler' ? pgbouncerProblem() : undefined)
   if (problem !== undefined) {
     const verdict = SERVICES_REQUIRED ? 'FAILED' : 'SKIPPED'
-    process.stderr.write(`\n*** ${verdict}: the HTTP tests on PostgreSQL: ${problem}. ***\n\n`)
+    process.stderr.write(`\n*** ${verdict}: the ${pass} pass: ${problem}. ***\n\n`)
     process.exit(SERVICES_REQUIRED ? 1 : 0)
   }
 }
-const files = pass === 'memory' ? testFiles('test') : httpTestFiles()
+const FILES = { memory: () => testFiles('test'), postgres: httpTestFiles, pooler: poolerTestFiles }
+const files = FILES[pass]()
 const directory = mkdtempSync(join(tmpdir(), 'tugas-shards-'))
 const shared = files.filter((file) => !OWN_PROCESS.has(file))
 const entries = shardsOf(shared, SHARDS).map((shard, i) => {
@@ -105,7 +128,11 @@ const run = spawnSync(
   ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...entries],
   {
     stdio: 'inherit',
-    env: { ...process.env, ...(pass === 'postgres' && { TUGAS_TEST_STORE: 'postgres' }) },
+    env: {
+      ...process.env,
+      ...(pass !== 'memory' && { TUGAS_TEST_STORE: 'postgres' }),
+      ...(pass === 'pooler' && { TUGAS_TEST_POOLER: 'pgbouncer' }),
+    },
   },
 )
 rmSync(directory, { recursive: true, force: true })

@@ -1,0 +1,109 @@
+// PostgreSQL behind PgBouncer in transaction pooling mode (docs/operating.md#behind-a-connection-pooler):
+// what start-up finds there, and, in the pooler pass (`npm run test:pooler`), that the tests'
+// databases really are reached through it, so that the pass's other files prove what they say.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { defaults } from '../src/config.js'
+import { createInfrastructure } from '../src/infrastructure.js'
+import { demoSeed } from '../src/seed.js'
+import { Database } from '../src/store/postgres/database.js'
+import {
+  type Pgbouncer,
+  skipWithoutPgbouncer,
+  startPgbouncer,
+  THROUGH_POOLER,
+} from './support/pgbouncer.js'
+import {
+  ADMIN_URL,
+  freshDirectSchema,
+  migratedSchema,
+  skipWithoutPostgres,
+} from './support/postgres.js'
+
+const skip = (await skipWithoutPostgres()) || skipWithoutPgbouncer()
+
+describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, () => {
+  let pgbouncer: Pgbouncer
+  let url: string
+
+  before(async () => {
+    pgbouncer = await startPgbouncer(ADMIN_URL)
+    const { database, schema } = await freshDirectSchema()
+    url = await pgbouncer.urlFor(database, schema)
+  })
+  after(() => pgbouncer.stop())
+
+  test('start-up goes on without the statement timeout the pooler refuses, and says so', async () => {
+    const config = { ...defaults, logLevel: 'silent' as const, databaseUrl: url }
+    const infrastructure = await createInfrastructure(config, demoSeed)
+    try {
+      assert.equal(infrastructure.warnings.length, 1)
+      assert.match(
+        infrastructure.warnings[0] ?? '',
+        /^DATABASE_URL: the server \(a connection pooler\) does not take statement_timeout/,
+      )
+      const tasks = await infrastructure.stores.tugas.all()
+      assert.equal(tasks.length, demoSeed.tugas.length)
+    } finally {
+      await infrastructure.close()
+    }
+  })
+
+  test('20 statements at once on a new pool all succeed while it finds that out', async () => {
+    const database = new Database({ url, poolSize: 10, statementTimeoutMs: 5000 })
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          database.query<{ n: number }>('SELECT $1::int AS n', [i]),
+        ),
+      )
+      assert.deepEqual(
+        answers.map(({ rows }) => rows[0]?.n),
+        Array.from({ length: 20 }, (_, i) => i),
+      )
+      assert.deepEqual(await database.start(), { statementTimeout: false })
+    } finally {
+      await database.close()
+    }
+  })
+
+  test('on a direct connection the server takes the statement timeout', async () => {
+    const database = new Database({
+      url: (await freshDirectSchema()).url,
+      poolSize: 1,
+      statementTimeoutMs: 1234,
+    })
+    try {
+      assert.deepEqual(await database.start(), { statementTimeout: true })
+      const { rows } = await database.query<{ t: string }>('SELECT current_setting($1) AS t', [
+        'statement_timeout',
+      ])
+      assert.equal(rows[0]?.t, '1234ms')
+    } finally {
+      await database.close()
+    }
+  })
+
+  test('in the pooler pass, the databases the tests lease are reached through PgBouncer', {
+    skip: !THROUGH_POOLER && 'not the pooler pass',
+  }, async () => {
+    const lease = await migratedSchema()
+    try {
+      const database = new Database({ url: lease.url, poolSize: 1, statementTimeoutMs: 5000 })
+      try {
+        const { rows } = await database.query<{ port: number }>(
+          'SELECT inet_server_port() AS port',
+          [],
+        )
+        // The server is where the admin URL points; the lease's URL is the pooler's port.
+        assert.equal(String(rows[0]?.port), new URL(ADMIN_URL).port || '5432')
+        assert.notEqual(new URL(lease.url).port, new URL(ADMIN_URL).port || '5432')
+        assert.deepEqual(await database.start(), { statementTimeout: false })
+      } finally {
+        await database.close()
+      }
+    } finally {
+      await lease.release()
+    }
+  })
+})
