@@ -34,9 +34,10 @@ function reversed(order: string): string {
  * statement reads the page and the count in one snapshot, so `total` always agrees with it.
  * The offset is skipped in an index-only scan of the order's index, from whichever end of the
  * filtered rows is nearer, and a page past the end reads no index at all; only the page's rows
- * are then read from the table (docs/performance.md#the-page-statement).
+ * are then read from the table (docs/performance.md#the-page-statement; bench/pg-pages.ts
+ * measures it).
  */
-function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
+export function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
   const filter = filtered ? 'status = $3' : 'true'
   const order = ORDER[sort][descending ? 1 : 0]
   const total = '(SELECT total FROM counted)'
