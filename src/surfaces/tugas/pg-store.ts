@@ -23,18 +23,41 @@ const ORDER: Record<SortField, [ascending: string, descending: string]> = {
   status: ['status, id', 'status DESC, id'],
 }
 
+/** `order` read from its other end: every term's direction flipped (the same index, backwards). */
+function reversed(order: string): string {
+  const flip = (term: string) => (term.endsWith(' DESC') ? term.slice(0, -5) : `${term} DESC`)
+  return order.split(', ').map(flip).join(', ')
+}
+
 /**
  * The page statement of every filter and order: fixed texts, values always parameters. One
  * statement reads the page and the count in one snapshot, so `total` always agrees with it.
+ * The offset is skipped in an index-only scan of the order's index, from whichever end of the
+ * filtered rows is nearer, and a page past the end reads no index at all; only the page's rows
+ * are then read from the table (docs/performance.md#the-page-statement; bench/pg-pages.ts
+ * measures it).
  */
-function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
-  const where = filtered ? 'WHERE status = $3' : ''
+export function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
+  const filter = filtered ? 'status = $3' : 'true'
   const order = ORDER[sort][descending ? 1 : 0]
-  return `WITH page AS (
-      SELECT id, title, title_key, status FROM tugas ${where} ORDER BY ${order} LIMIT $1 OFFSET $2)
+  const total = '(SELECT total FROM counted)'
+  // LIMIT and OFFSET are computed even where a branch's condition is false: never negative.
+  return `WITH counted AS (
+      SELECT coalesce(sum(n), 0)::bigint AS total FROM tugas_count WHERE ${filter}),
+    keys AS MATERIALIZED (
+      (SELECT id FROM tugas WHERE ${filter} AND $2::bigint < ${total} - $2::bigint
+        ORDER BY ${order} LIMIT $1::bigint OFFSET $2::bigint)
+      UNION ALL
+      (SELECT id FROM tugas
+        WHERE ${filter} AND $2::bigint >= ${total} - $2::bigint AND $2::bigint < ${total}
+        ORDER BY ${reversed(order)}
+        LIMIT greatest(least($1::bigint, ${total} - $2::bigint), 0)
+        OFFSET greatest(${total} - $2::bigint - $1::bigint, 0))),
+    page AS (SELECT id, title, title_key, status FROM tugas
+      WHERE id = ANY ((SELECT array_agg(id) FROM keys)::bigint[]))
     SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'title', title, 'status', status)
         ORDER BY ${order}) FROM page), '[]') AS items,
-      (SELECT coalesce(sum(n), 0) FROM tugas_count ${where})::bigint AS total`
+      ${total} AS total`
 }
 const PAGES = new Map<string, string>()
 for (const sort of Object.keys(ORDER) as SortField[]) {
