@@ -123,7 +123,7 @@ async function createStores(
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   })
   try {
-    const { statementTimeout } = await database.start()
+    const { pooler } = await database.start()
     await migrate(database)
     const loaded = await seedOnce(database, seed, now)
     return {
@@ -131,7 +131,7 @@ async function createStores(
         stores: createPostgresStores(database, now),
         seed: loaded ? 'loaded' : 'kept-existing-data',
         poolStats: () => database.poolStats(),
-        warnings: statementTimeout ? [] : [POOLER_TIMEOUT_WARNING],
+        warnings: pooler ? [POOLER_WARNING] : [],
       },
       check: ['postgres', () => database.ping()],
       close: () => database.close(),
@@ -143,10 +143,11 @@ async function createStores(
   }
 }
 
-const POOLER_TIMEOUT_WARNING =
-  'DATABASE_URL: the server (a connection pooler) does not take statement_timeout from a client, ' +
-  'so DATABASE_STATEMENT_TIMEOUT_MS only bounds how long a request waits: set a statement ' +
-  'timeout in the pooler or for the database role (docs/operating.md#behind-a-connection-pooler)'
+const POOLER_WARNING =
+  'DATABASE_URL: a connection pooler, which does not pass statement_timeout on to PostgreSQL: ' +
+  'DATABASE_STATEMENT_TIMEOUT_MS only bounds how long a request waits, so set a statement ' +
+  'timeout in the pooler or for the database role; statements are not prepared by name ' +
+  '(docs/operating.md#behind-a-connection-pooler)'
 
 /**
  * Loads the seed into a database that has never been seeded, in one transaction under the

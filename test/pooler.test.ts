@@ -33,19 +33,47 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
   })
   after(() => pgbouncer.stop())
 
-  test('start-up goes on without the statement timeout the pooler refuses, and says so', async () => {
-    const config = { ...defaults, logLevel: 'silent' as const, databaseUrl: url }
+  /** Starts the stores on `at` twice, one after the other, writing a task each time. */
+  async function startTwice(at: string) {
+    const config = { ...defaults, logLevel: 'silent' as const, databaseUrl: at }
+    for (const title of ['pertama', 'kedua']) {
+      const infrastructure = await createInfrastructure(config, demoSeed)
+      try {
+        assert.equal(infrastructure.warnings.length, 1)
+        assert.match(
+          infrastructure.warnings[0] ?? '',
+          /^DATABASE_URL: a connection pooler, which does not pass statement_timeout on/,
+        )
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            infrastructure.stores.tugas.create({ title, status: 'belum' }),
+          ),
+        )
+      } finally {
+        await infrastructure.close()
+      }
+    }
     const infrastructure = await createInfrastructure(config, demoSeed)
     try {
-      assert.equal(infrastructure.warnings.length, 1)
-      assert.match(
-        infrastructure.warnings[0] ?? '',
-        /^DATABASE_URL: the server \(a connection pooler\) does not take statement_timeout/,
-      )
       const tasks = await infrastructure.stores.tugas.all()
-      assert.equal(tasks.length, demoSeed.tugas.length)
+      assert.equal(tasks.length, demoSeed.tugas.length + 40)
     } finally {
       await infrastructure.close()
+    }
+  }
+
+  test('start-up and a restart go on without the statement timeout it refuses, and say so', () =>
+    startTwice(url))
+
+  test('a pooler that drops the statement timeout silently is found all the same', async () => {
+    const dropping = await startPgbouncer(ADMIN_URL, {
+      ignoreStartupParameters: ['statement_timeout'],
+    })
+    try {
+      const { database, schema } = await freshDirectSchema()
+      await startTwice(await dropping.urlFor(database, schema))
+    } finally {
+      await dropping.stop()
     }
   })
 
@@ -61,7 +89,7 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
         answers.map(({ rows }) => rows[0]?.n),
         Array.from({ length: 20 }, (_, i) => i),
       )
-      assert.deepEqual(await database.start(), { statementTimeout: false })
+      assert.deepEqual(await database.start(), { pooler: true })
     } finally {
       await database.close()
     }
@@ -74,7 +102,7 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
       statementTimeoutMs: 1234,
     })
     try {
-      assert.deepEqual(await database.start(), { statementTimeout: true })
+      assert.deepEqual(await database.start(), { pooler: false })
       const { rows } = await database.query<{ t: string }>('SELECT current_setting($1) AS t', [
         'statement_timeout',
       ])
@@ -98,7 +126,7 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
         // The server is where the admin URL points; the lease's URL is the pooler's port.
         assert.equal(String(rows[0]?.port), new URL(ADMIN_URL).port || '5432')
         assert.notEqual(new URL(lease.url).port, new URL(ADMIN_URL).port || '5432')
-        assert.deepEqual(await database.start(), { statementTimeout: false })
+        assert.deepEqual(await database.start(), { pooler: true })
       } finally {
         await database.close()
       }

@@ -37,7 +37,13 @@ export interface Pgbouncer {
 }
 
 /** The settings every test PgBouncer runs with: transaction pooling, trust, loopback. */
-function settings(dir: string, port: number, user: string, databases: string[]): string {
+function settings(
+  dir: string,
+  port: number,
+  user: string,
+  databases: string[],
+  ignored: string[],
+): string {
   return [
     '[databases]',
     ...databases,
@@ -49,6 +55,7 @@ function settings(dir: string, port: number, user: string, databases: string[]):
     `admin_users = ${user}`,
     `auth_file = ${join(dir, 'users.txt')}`,
     'pool_mode = transaction',
+    ...(ignored.length > 0 ? [`ignore_startup_parameters = ${ignored.join(',')}`] : []),
     'max_client_conn = 2000',
     'default_pool_size = 20',
     `logfile = ${join(dir, 'pgbouncer.log')}`,
@@ -60,10 +67,14 @@ function settings(dir: string, port: number, user: string, databases: string[]):
 }
 
 /**
- * Starts PgBouncer in front of the server at `serverUrl` (its host, port and user). Run as
+ * Starts PgBouncer in front of the server at `serverUrl` (its host, port and user), dropping
+ * the connection parameters `ignoreStartupParameters` instead of refusing them. Run as
  * root (CI), it switches to the `postgres` user, as PgBouncer refuses to run as root.
  */
-export async function startPgbouncer(serverUrl: string): Promise<Pgbouncer> {
+export async function startPgbouncer(
+  serverUrl: string,
+  { ignoreStartupParameters = [] }: { ignoreStartupParameters?: string[] } = {},
+): Promise<Pgbouncer> {
   const server = new URL(serverUrl)
   const user = decodeURIComponent(server.username || 'postgres')
   const dir = await mkdtemp(join(tmpdir(), 'tugas-pgbouncer-'))
@@ -73,7 +84,9 @@ export async function startPgbouncer(serverUrl: string): Promise<Pgbouncer> {
   const databases: string[] = []
   const write = async () => {
     await writeFile(join(dir, 'users.txt'), `"${user}" ""\n`, { mode: 0o644 })
-    await writeFile(ini, settings(dir, port, user, databases), { mode: 0o644 })
+    await writeFile(ini, settings(dir, port, user, databases, ignoreStartupParameters), {
+      mode: 0o644,
+    })
   }
   await write()
   const asRoot = process.getuid?.() === 0

@@ -47,6 +47,12 @@ export class Database implements Queryable {
   readonly #retired: pg.Pool[] = []
   /** Whether the server takes `statement_timeout` as a connection parameter (see `#onPool`). */
   #serverTimeout = true
+  /**
+   * Whether statements go as named prepared statements: once the first connection shows the
+   * server is PostgreSQL itself, not a pooler (see `#detect`); until then, and behind one, not.
+   */
+  #named = false
+  #detecting: Promise<void> | undefined
 
   constructor(options: DatabaseOptions) {
     this.#options = options
@@ -80,7 +86,9 @@ export class Database implements Queryable {
   async #onPool<T>(run: (pool: pg.Pool) => Promise<T>): Promise<T> {
     const pool = this.#pool
     try {
-      return await unavailableAs(() => run(pool))
+      const result = await unavailableAs(() => run(pool))
+      this.#detecting ??= this.#detect()
+      return result
     } catch (error) {
       if (!refusedParameter(error, 'statement_timeout')) throw error
       if (this.#pool === pool) {
@@ -94,10 +102,36 @@ export class Database implements Queryable {
     }
   }
 
-  /** Opens a first connection; whether the server took the service's statement timeout. */
-  async start(): Promise<{ statementTimeout: boolean }> {
+  /**
+   * Whether the connections reach PostgreSQL itself: then the `statement_timeout` they were
+   * opened with is in force. A transaction-pooling proxy refuses it (PgBouncer) or drops it
+   * (it cannot pass one client's settings to a server connection others share), and there a
+   * named prepared statement, which lives on one server connection, would meet a connection
+   * that never prepared it (docs/operating.md#behind-a-connection-pooler).
+   */
+  async #detect(): Promise<void> {
+    if (!this.#serverTimeout) return
+    try {
+      const { rows } = await this.#pool.query<{ ours: boolean }>(
+        `SELECT current_setting('statement_timeout')::interval = $1 * interval '1 ms' AS ours`,
+        [this.#options.statementTimeoutMs],
+      )
+      this.#named = rows[0]?.ours === true
+    } catch {
+      // Asked again with the next statement.
+      this.#detecting = undefined
+    }
+  }
+
+  /**
+   * Opens a first connection and finds what the server is. `pooler`: the connections go
+   * through a transaction-pooling proxy, so the service's statement timeout is not in force
+   * and statements are not named.
+   */
+  async start(): Promise<{ pooler: boolean }> {
     await this.#onPool((pool) => pool.query('SELECT 1'))
-    return { statementTimeout: this.#serverTimeout }
+    await this.#detecting
+    return { pooler: !this.#named }
   }
 
   get pool(): pg.Pool {
@@ -111,7 +145,7 @@ export class Database implements Queryable {
   }
 
   async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-    return this.#onPool((pool) => pool.query<R>(prepared(text, values)))
+    return this.#onPool((pool) => pool.query<R>(prepared(text, values, this.#named)))
   }
 
   /**
@@ -121,7 +155,8 @@ export class Database implements Queryable {
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#onPool((pool) => pool.connect())
     const inTransaction: Queryable = {
-      query: (text, values) => unavailableAs(() => client.query(prepared(text, values))),
+      query: (text, values) =>
+        unavailableAs(() => client.query(prepared(text, values, this.#named))),
       transaction: (nested) => nested(inTransaction),
     }
     let broken: Error | undefined
@@ -155,15 +190,26 @@ export class Database implements Queryable {
   }
 }
 
+/** The name of each statement text, given the first time it is run named. */
+const statementNames = new Map<string, string>()
+
 /**
- * A statement with values as an unnamed prepared statement, parsed and planned each time it is
- * sent: a named one lives on one server connection, which a transaction-pooling proxy hands to
- * another client after each transaction (docs/operating.md#behind-a-connection-pooler). A text
- * without values (`BEGIN`, the schema's several commands at once) goes by the simple protocol,
- * which takes several commands.
+ * A statement with values, as a named prepared statement where `named`: each connection then
+ * parses and plans the text once and only binds values after, which spares the database most
+ * of its work per request (a quarter of the requests a second of `GET /tugas/1`). Every such
+ * text in the stores is a fixed string, so the names stay few. Unnamed, it is parsed and
+ * planned each time, as behind a pooler it must be. A text without values (`BEGIN`, the
+ * schema's several commands at once) goes by the simple protocol, which takes several commands.
  */
-function prepared(text: string, values: unknown[] | undefined): pg.QueryConfig {
-  return values === undefined ? { text } : { text, values }
+function prepared(text: string, values: unknown[] | undefined, named: boolean): pg.QueryConfig {
+  if (values === undefined) return { text }
+  if (!named) return { text, values }
+  let name = statementNames.get(text)
+  if (name === undefined) {
+    name = `tugas_${statementNames.size + 1}`
+    statementNames.set(text, name)
+  }
+  return { name, text, values }
 }
 
 /** Whether the server refused to open a connection with `parameter` among its settings. */
