@@ -27,15 +27,17 @@ export const LOCAL_ORIGIN = 'http://localhost:8080'
 
 type Json = Record<string, unknown>
 
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch']
+/** The methods an OpenAPI path item may hold operations for. */
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
-interface Operation {
+export interface Operation {
   method: string
   path: string
   operation: Json
 }
 
-function operationsOf(document: Json): Operation[] {
+/** Every operation of `document`, in its order: the method (upper case), the path, the object. */
+export function operationsOf(document: Json): Operation[] {
   return Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([key]) => HTTP_METHODS.includes(key))

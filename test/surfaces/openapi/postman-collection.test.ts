@@ -18,6 +18,7 @@ import {
   COLLECTION_PATH,
   ENVIRONMENT_PATH,
   LOCAL_ORIGIN,
+  operationsOf,
   postmanFiles,
 } from '../../../scripts/postman.js'
 import { conformanceChecker } from '../../support/conformance.js'
@@ -75,9 +76,7 @@ function describeNewmanRun() {
     const { stats, failures, executions } = summary.run
     const collection = JSON.parse(await committed(COLLECTION_PATH))
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
-    const operations = Object.values(document.paths as Record<string, object>).flatMap((item) =>
-      Object.keys(item).filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key)),
-    )
+    const operations = operationsOf(document)
     assert.equal(stats.requests.total, operations.length, 'one request per operation')
     assert.equal(stats.requests.failed, 0, 'requests without an answer')
     assert.equal(executions.length, operations.length)

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { type Callback, convert, convertV2, type Options } from 'openapi-to-postmanv2'
+import { operationsOf } from '../../../scripts/postman.js'
 import type { Config } from '../../../src/config.js'
 import { conformanceChecker } from '../../support/conformance.js'
 import { testApp } from '../../support/helpers.js'
@@ -42,8 +43,6 @@ const CREDENTIALS = { bearerToken: 'demo-admin-token', apiKey: 'demo-admin-token
 
 /** The value every path variable (`:id`, `:kid`) is given. */
 const SAMPLE_ID = '1'
-
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 
 /** Postman Collection v2.1, as much of it as a request needs. */
 interface Variable {
@@ -189,19 +188,6 @@ function headersOf(name: string, request: PostmanRequest, variables: Map<string,
     }
   }
   return headers
-}
-
-/** `METHOD path` of every operation of the document. */
-function operationsOf(document: Json): { method: string; path: string; operation: Json }[] {
-  return Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) =>
-    Object.entries(item)
-      .filter(([key]) => HTTP_METHODS.includes(key))
-      .map(([method, operation]) => ({
-        method: method.toUpperCase(),
-        path,
-        operation: operation as Json,
-      })),
-  )
 }
 
 /** A Server Object's URL with its variables at their defaults. */
