@@ -1,12 +1,13 @@
 // Pages of the task list at every offset: after random batches of writes, several of them at
 // once (on PostgreSQL, over several pool connections), every filter and order's pages, near
 // either end, in the middle and past the end, equal a plain filter, sort and slice of `all()`,
-// and `total` the filtered count. Hundreds of tasks, so the offsets skipped from either end of
+// and `total` the filtered count. Thousands of tasks, so the offsets skipped from either end of
 // the list (docs/performance.md#the-page-statement) are long ones.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import fc from 'fast-check'
 import { SORT_FIELDS } from '../../../src/surfaces/tugas/list-query.js'
+import { SHALLOW_OFFSET } from '../../../src/surfaces/tugas/pg-store.js'
 import type { Tugas, TugasStatus } from '../../../src/surfaces/tugas/schemas.js'
 import type { TugasQuery, TugasStore } from '../../../src/surfaces/tugas/store.js'
 import { forEachStore } from '../../support/stores.js'
@@ -99,8 +100,10 @@ async function checkPages(store: TugasStore, limits: number[], seed: number): Pr
 await forEachStore('every page of every list', (kind) => {
   test('after batches of writes, several at once', { timeout: 60_000 }, async () => {
     const store = (await kind.fresh()).tugas
+    // More than twice SHALLOW_OFFSET: the PostgreSQL store's two page statements both serve,
+    // and the deep one from either end.
     await store.createMany(
-      Array.from({ length: 300 }, (_, n) => ({
+      Array.from({ length: 2 * SHALLOW_OFFSET + 500 }, (_, n) => ({
         title: ['abc', 'abd', 'zzz', '😀😀😀'][n % 4] as string,
         status: n % 3 === 0 ? ('selesai' as const) : ('belum' as const),
       })),
