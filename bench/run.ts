@@ -11,8 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import pg from 'pg'
-import { runScale } from './scale.js'
+import { runScale, type ScaleStore } from './scale.js'
 import {
   freshDatabase,
   measure,
@@ -42,8 +41,6 @@ type Server =
   | 'pg service'
   | 'pg reference'
   | 'pg reference, prepared'
-  | 'pg service, 1k tasks'
-  | 'pg service, 1M tasks'
 
 interface Target {
   name: string
@@ -181,8 +178,6 @@ const postgresTargets: Target[] = [
     method: 'POST',
     body: POST_TASK,
   },
-  { name: `pg ${PAGE} (1k)`, server: 'pg service, 1k tasks', path: PAGE, expected: 200 },
-  { name: `pg ${PAGE} (1M)`, server: 'pg service, 1M tasks', path: PAGE, expected: 200 },
 ]
 
 function headersOf(target: Target): Record<string, string> {
@@ -273,26 +268,6 @@ function mergeRepeats(rows: Row[]): Row[] {
   }))
 }
 
-/**
- * `count` tasks added in one statement, as the service would store them: ASCII titles of
- * random words, with their UTF-16 sort key, and the per-status counts kept by the trigger.
- */
-async function fillTasks(url: string, count: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  await client.query(
-    `INSERT INTO tugas (title, title_key, status)
-     SELECT title, decode(regexp_replace(encode(convert_to(title, 'UTF8'), 'hex'), '(..)', '00\\1', 'g'), 'hex'),
-       CASE WHEN g % 2 = 0 THEN 'selesai' ELSE 'belum' END
-     FROM (SELECT g, 'tugas ' || substr(md5(g::text), 1, 12) AS title
-           FROM generate_series(1, $1::int) g) AS generated`,
-    [count],
-  )
-  // Now rather than by autovacuum in the middle of a measurement.
-  await client.query('VACUUM (ANALYZE) tugas')
-  await client.end()
-}
-
 /** The service on PostgreSQL at `url`, seeded from `seed`. */
 async function postgresService(
   children: ChildProcess[],
@@ -335,33 +310,9 @@ async function startPostgres10k(
   }
 }
 
-/** The service on two more databases, filled with 1,000 and 1,000,000 tasks. */
-async function startPostgresScale(
-  children: ChildProcess[],
-): Promise<Partial<Record<Server, string>>> {
-  const empty = join(os.tmpdir(), `tugas-bench-empty-${process.pid}.json`)
-  await writeFile(empty, '{}')
-  const urls: Partial<Record<Server, string>> = {}
-  for (const [server, name, count] of [
-    ['pg service, 1k tasks', 'tugas_bench_1k', 1000],
-    ['pg service, 1M tasks', 'tugas_bench_1m', 1_000_000],
-  ] as const) {
-    const url = await freshDatabase(name)
-    urls[server] = await postgresService(children, url, empty)
-    const began = performance.now()
-    await fillTasks(url, count)
-    process.stdout.write(
-      `PostgreSQL: ${count} tasks filled in ${Math.round(performance.now() - began)} ms\n`,
-    )
-  }
-  await rm(empty, { force: true })
-  return urls
-}
-
 /** The ratios the PostgreSQL targets are judged by. */
 function printPostgresRatios(rows: Row[]): void {
   const rate = (name: string) => rows.find((row) => row.target.name === name)?.rate
-  const p99 = (name: string) => rows.find((row) => row.target.name === name)?.p99
   const show = (label: string, value: number | undefined, base: number | undefined) => {
     if (value === undefined || base === undefined) return
     console.log(`${label}: ${(value / base).toFixed(2)}`)
@@ -386,12 +337,6 @@ function printPostgresRatios(rows: Row[]): void {
     rate('pg POST /tugas'),
     rate('pg reference, prepared, POST /tugas'),
   )
-  show(
-    'pg page at 1M vs 1k, cost (1k req/s / 1M req/s)',
-    rate(`pg ${PAGE} (1k)`),
-    rate(`pg ${PAGE} (1M)`),
-  )
-  show('pg page at 1M vs 1k, p99', p99(`pg ${PAGE} (1M)`), p99(`pg ${PAGE} (1k)`))
 }
 
 async function main(): Promise<void> {
@@ -399,17 +344,19 @@ async function main(): Promise<void> {
     throw new Error(`BENCH_DURATION=${process.env.BENCH_DURATION} must be a number of seconds > 0`)
   }
   const only = process.env.BENCH_ONLY || undefined
-  if (only !== undefined && !['scale', 'workers', 'hot'].includes(only)) {
-    throw new Error(`BENCH_ONLY=${only}: only scale, workers or hot runs alone`)
+  if (only !== undefined && !['scale', 'scale-pg', 'workers', 'hot'].includes(only)) {
+    throw new Error(`BENCH_ONLY=${only}: only scale, scale-pg, workers or hot runs alone`)
   }
-  const scale = () => runScale({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
+  const scale = (store: ScaleStore) =>
+    runScale({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, store })
   const cpus = os.cpus()
   console.log(
     `node ${process.version}, ${os.platform()} ${os.arch()}, ${cpus.length} CPU cores` +
       ` (${cpus[0]?.model.trim() ?? 'unknown model'})`,
   )
   const workers = () => runWorkers({ duration: DURATION, warmup: WARMUP })
-  if (only === 'scale') return scale()
+  if (only === 'scale') return scale('memory')
+  if (only === 'scale-pg') return scale('postgres')
   if (only === 'workers') return workers()
   console.log(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target; ` +
@@ -465,16 +412,21 @@ async function main(): Promise<void> {
       // The PostgreSQL column is not part of it.
     } else if (problem === undefined) {
       // The 10k targets first: the million-row fill leaves the server busy for a while after.
-      const [refGet, preparedGet, get, page, refPost, preparedPost, post, ...atScale] =
-        postgresTargets as [Target, Target, Target, Target, Target, Target, Target, ...Target[]]
+      const [refGet, preparedGet, get, page, refPost, preparedPost, post] = postgresTargets as [
+        Target,
+        Target,
+        Target,
+        Target,
+        Target,
+        Target,
+        Target,
+      ]
       const at10k = [
         ...[refGet, preparedGet, get, get, preparedGet, refGet, page],
         ...[refPost, preparedPost, post, post, preparedPost, refPost],
       ]
       Object.assign(urls, await startPostgres10k(seedFile, children))
       rows.push(...(await run(at10k, urls)))
-      Object.assign(urls, await startPostgresScale(children))
-      rows.push(...(await run(atScale, urls)))
     } else {
       console.log(`\n*** PostgreSQL column SKIPPED: ${problem} (set BENCH_DATABASE_URL) ***`)
     }
@@ -488,7 +440,8 @@ async function main(): Promise<void> {
   if (only === 'hot') return
   // After every other server has stopped: these services need the cores to themselves.
   await workers()
-  await scale()
+  await scale('memory')
+  if ((await postgresProblem()) === undefined) await scale('postgres')
 }
 
 try {

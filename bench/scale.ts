@@ -1,13 +1,17 @@
-// The scale scenario: what a million tasks cost the in-memory store (no DATABASE_URL) against a
-// thousand. Start-up with the seed file, resident memory per task, and the rate and p99 of each
-// write and of two pages. The two services run one after the other, never at once, so neither
-// takes CPU from the other's measurement; the load generator still shares the cores with the
-// service, so the cost ratios (same machine, same run) are the numbers to judge.
+// The scale scenario: what a million tasks cost a store against a thousand, for the in-memory
+// store (no DATABASE_URL) and for PostgreSQL (a database of its own per size). Start-up with the
+// seed file, resident memory per task (memory store), and the rate, p50 and p99 of each write
+// and of three pages; on PostgreSQL also what ten clients asking for deep pages do to the
+// latency of GET /tugas/1 for others. The two services run one after the other, never at
+// once, so neither takes CPU from the other's measurement; the load generator still shares the
+// cores with the service, so the cost ratios (same machine, same run) are the numbers to judge.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { p99Of, SERVICE_ARGS, seedDocument, startServer, stop } from './servers.js'
+import { freshDatabase, p99Of, SERVICE_ARGS, seedDocument, startServer, stop } from './servers.js'
+
+export type ScaleStore = 'memory' | 'postgres'
 
 export interface ScaleSettings {
   /** Seconds of measured load per target. */
@@ -15,6 +19,7 @@ export interface ScaleSettings {
   /** Seconds of unmeasured load per target, just before its measurement. */
   warmup: number
   connections: number
+  store: ScaleStore
 }
 
 const SMALL = 1000
@@ -32,6 +37,13 @@ const SLICE = 5000
 const SAMPLE_MS = 10
 
 const PAGE = '/tugas?halaman=2&batas=10&urut=-title'
+/** Issue 23's deep page: the middle of 1M tasks' unfinished ones, past the end of 1k's. */
+const DEEP_PAGE = '/tugas?halaman=50000&batas=10&urut=title&status=belum'
+/** The clients asking for deep pages while others ask for one task (PostgreSQL). */
+const DEEP_CLIENTS = 10
+const ONE_TASK_CLIENTS = 2
+/** The p99 of GET /tugas/1 those deep-page clients may bring it to, in ms. */
+const BUSY_P99_TARGET_MS = 50
 const POST_BODY = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -55,6 +67,7 @@ interface ScaleTarget {
 interface Row {
   name: string
   rate: number
+  p50: number
   p99: number
 }
 
@@ -65,7 +78,9 @@ class Tally {
   seconds = 0
 
   row(name: string): Row {
-    return { name, rate: this.answers / this.seconds, p99: p99Of(this.times) }
+    const sorted = Float64Array.from(this.times).sort()
+    const p50 = sorted[Math.floor((sorted.length - 1) / 2)] ?? Number.NaN
+    return { name, rate: this.answers / this.seconds, p50, p99: p99Of(this.times) }
   }
 }
 
@@ -73,6 +88,8 @@ interface AtSize {
   startUpMs: number
   rssBytes: number
   rows: Row[]
+  /** PostgreSQL: GET /tugas/1 alone, then beside DEEP_CLIENTS clients asking for deep pages. */
+  busy?: { alone: Row; beside: Row; deep: Row }
 }
 
 const fixed = (name: string, method: Method, expected: number, request: Call) => ({
@@ -237,8 +254,57 @@ async function expectStore(url: string, total: number, newest: number | undefine
   }
 }
 
+/** Middle pages of every order and filter, at batas 10 and 100: what the deep clients ask for. */
+async function middlePages(url: string): Promise<string[]> {
+  const paths: string[] = []
+  for (const order of ['id', '-id', 'title', '-title', 'status', '-status']) {
+    for (const filter of ['', '&status=belum', '&status=selesai']) {
+      for (const batas of [10, 100]) {
+        const list = `/tugas?batas=${batas}&urut=${order}${filter}`
+        const { totalHalaman } = await listMeta(url, `${list}&halaman=1`)
+        paths.push(`${list}&halaman=${Math.max(1, Math.round(totalHalaman / 2))}`)
+      }
+    }
+  }
+  return paths
+}
+
+/**
+ * GET /tugas/1 from ONE_TASK_CLIENTS clients, alone, then while DEEP_CLIENTS clients ask for
+ * middle pages of every order and filter as fast as they are answered (issue 23: deep pages
+ * must not tie up the database for everyone else).
+ */
+async function busy(url: string, settings: ScaleSettings): Promise<NonNullable<AtSize['busy']>> {
+  process.stdout.write(`  GET /tugas/1 alone, then beside ${DEEP_CLIENTS} deep-page clients...\n`)
+  const one = fixed('GET /tugas/1', 'GET', 200, { path: '/tugas/1' })
+  const paths = await middlePages(url)
+  let next = 0
+  const deep: ScaleTarget = {
+    name: 'middle pages',
+    method: 'GET',
+    expected: 200,
+    next: () => ({ path: paths[next++ % paths.length] as string }),
+    varies: true,
+  }
+  const alone = new Tally()
+  await load(url, one, { duration: settings.warmup }, ONE_TASK_CLIENTS)
+  await load(url, one, { duration: settings.duration }, ONE_TASK_CLIENTS, alone)
+  const beside = new Tally()
+  const pages = new Tally()
+  await Promise.all([
+    load(url, deep, { duration: settings.duration }, DEEP_CLIENTS, pages),
+    load(url, one, { duration: settings.duration }, ONE_TASK_CLIENTS, beside),
+  ])
+  return {
+    alone: alone.row('GET /tugas/1 alone'),
+    beside: beside.row(`GET /tugas/1 beside ${DEEP_CLIENTS} deep-page clients`),
+    deep: pages.row(`middle pages (${paths.length} kinds) from ${DEEP_CLIENTS} clients`),
+  }
+}
+
 /** The service seeded with `count` tasks: its start-up, its memory, and every target's load. */
 async function atSize(count: number, dir: string, settings: ScaleSettings): Promise<AtSize> {
+  const postgres = settings.store === 'postgres'
   const label = count === SMALL ? '1k' : '1M'
   const seedFile = join(dir, `seed-${count}.json`)
   let began = performance.now()
@@ -253,9 +319,9 @@ async function atSize(count: number, dir: string, settings: ScaleSettings): Prom
     HOST: '127.0.0.1',
     SEED_FILE: seedFile,
     LOG_LEVEL: 'info',
-    // The in-memory store is the one measured, even where the caller's environment names a
-    // database (an undefined value is left out of the child's environment).
-    DATABASE_URL: undefined,
+    // On PostgreSQL a database of its own, made anew; otherwise the in-memory store, even where
+    // the caller's environment names a database (an undefined value is left out).
+    DATABASE_URL: postgres ? await freshDatabase(`tugas_scale_${label.toLowerCase()}`) : undefined,
   })
   try {
     const url = await service.url
@@ -291,6 +357,7 @@ async function atSize(count: number, dir: string, settings: ScaleSettings): Prom
     const rows: Row[] = []
     for (const target of [
       fixed(`GET ${PAGE}`, 'GET', 200, { path: PAGE }),
+      fixed(`GET ${DEEP_PAGE}`, 'GET', 200, { path: DEEP_PAGE }),
       fixed('GET /tugas?halaman=<half>&batas=10&urut=title&status=belum', 'GET', 200, {
         path: `/tugas?halaman=${deep}&batas=10&urut=title&status=belum`,
       }),
@@ -299,15 +366,16 @@ async function atSize(count: number, dir: string, settings: ScaleSettings): Prom
       rows.push(await run(url, target, settings))
     }
     rows.push(...(await writes(url, count, settings)))
-    return { startUpMs, rssBytes, rows }
+    return { startUpMs, rssBytes, rows, ...(postgres && { busy: await busy(url, settings) }) }
   } finally {
     await stop(service.child)
     await rm(seedFile, { force: true })
   }
 }
 
-function printTable(small: AtSize, large: AtSize): void {
+function printTable(small: AtSize, large: AtSize, store: ScaleStore): void {
   const met = (ok: boolean) => (ok ? 'yes' : 'NO')
+  const ms = (value: number) => value.toFixed(2)
   const rows: Record<string, string | number>[] = small.rows.map((row) => {
     const atLarge = large.rows.find((other) => other.name === row.name) as Row
     const cost = row.rate / atLarge.rate
@@ -318,8 +386,10 @@ function printTable(small: AtSize, large: AtSize): void {
       result: `cost ${cost.toFixed(2)}`,
       target: `cost <= ${COST_TARGET}`,
       met: met(cost <= COST_TARGET),
-      'p99 1k (ms)': row.p99.toFixed(2),
-      'p99 1M (ms)': atLarge.p99.toFixed(2),
+      'p50 1k (ms)': ms(row.p50),
+      'p50 1M (ms)': ms(atLarge.p50),
+      'p99 1k (ms)': ms(row.p99),
+      'p99 1M (ms)': ms(atLarge.p99),
     }
   })
   rows.push({
@@ -327,33 +397,57 @@ function printTable(small: AtSize, large: AtSize): void {
     '1k': Math.round(small.startUpMs),
     '1M': Math.round(large.startUpMs),
     result: `${(large.startUpMs / 1000).toFixed(2)} s at 1M`,
-    target: `< ${START_UP_TARGET_MS / 1000} s at 1M`,
-    met: met(large.startUpMs < START_UP_TARGET_MS),
+    ...(store === 'memory' && {
+      target: `< ${START_UP_TARGET_MS / 1000} s at 1M`,
+      met: met(large.startUpMs < START_UP_TARGET_MS),
+    }),
   })
   const perTask = (large.rssBytes - small.rssBytes) / (LARGE - SMALL)
-  rows.push({
-    measure: 'resident memory after warm-up, MiB',
-    '1k': (small.rssBytes / 2 ** 20).toFixed(1),
-    '1M': (large.rssBytes / 2 ** 20).toFixed(1),
-    result: `${Math.round(perTask)} bytes/task`,
-    target: `<= ${BYTES_PER_TASK_TARGET} bytes/task`,
-    met: met(perTask <= BYTES_PER_TASK_TARGET),
-  })
+  if (store === 'memory') {
+    rows.push({
+      measure: 'resident memory after warm-up, MiB',
+      '1k': (small.rssBytes / 2 ** 20).toFixed(1),
+      '1M': (large.rssBytes / 2 ** 20).toFixed(1),
+      result: `${Math.round(perTask)} bytes/task`,
+      target: `<= ${BYTES_PER_TASK_TARGET} bytes/task`,
+      met: met(perTask <= BYTES_PER_TASK_TARGET),
+    })
+  }
+  for (const pick of ['alone', 'beside', 'deep'] as const) {
+    const [one, other] = [small.busy?.[pick], large.busy?.[pick]]
+    if (one === undefined || other === undefined) continue
+    rows.push({
+      measure: `${one.name}, req/s`,
+      '1k': Math.round(one.rate),
+      '1M': Math.round(other.rate),
+      result: `p99 ${ms(other.p99)} ms at 1M`,
+      ...(pick === 'beside' && {
+        target: `p99 <= ${BUSY_P99_TARGET_MS} ms`,
+        met: met(other.p99 <= BUSY_P99_TARGET_MS),
+      }),
+      'p50 1k (ms)': ms(one.p50),
+      'p50 1M (ms)': ms(other.p50),
+      'p99 1k (ms)': ms(one.p99),
+      'p99 1M (ms)': ms(other.p99),
+    })
+  }
+  const name = store === 'memory' ? 'in-memory store' : 'PostgreSQL'
   console.log(
-    `\nScale, in-memory store, ${SMALL} vs ${LARGE} tasks ` +
-      '(cost = 1k req/s / 1M req/s; bytes/task = (RSS at 1M - RSS at 1k) / 999,000):',
+    `\nScale, ${name}, ${SMALL} vs ${LARGE} tasks (cost = 1k req/s / 1M req/s` +
+      (store === 'memory' ? '; bytes/task = (RSS at 1M - RSS at 1k) / 999,000):' : '):'),
   )
   console.table(rows)
-  console.log(`bytes per task: ${perTask.toFixed(1)}`)
+  if (store === 'memory') console.log(`bytes per task: ${perTask.toFixed(1)}`)
 }
 
 /**
  * The scale scenario, on the service built in dist/: 1,000 tasks, then 1,000,000, then the table
- * comparing them.
+ * comparing them, for the store `settings.store` names.
  */
 export async function runScale(settings: ScaleSettings): Promise<void> {
+  const name = settings.store === 'memory' ? 'in-memory store' : 'PostgreSQL'
   console.log(
-    `\nScale scenario: in-memory store at ${SMALL} and at ${LARGE} tasks, one service at a time; ` +
+    `\nScale scenario: ${name} at ${SMALL} and at ${LARGE} tasks, one service at a time; ` +
       `${settings.connections} connections, ${settings.warmup} s warm-up + ` +
       `${settings.duration} s per target.`,
   )
@@ -361,7 +455,7 @@ export async function runScale(settings: ScaleSettings): Promise<void> {
   try {
     const small = await atSize(SMALL, dir, settings)
     const large = await atSize(LARGE, dir, settings)
-    printTable(small, large)
+    printTable(small, large, settings.store)
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

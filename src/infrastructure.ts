@@ -14,6 +14,7 @@ import { Database, type PoolStats } from './store/postgres/database.js'
 import { lockStartUp, migrate } from './store/postgres/migrate.js'
 import { ServiceUnavailableError } from './store/unavailable.js'
 import { createPostgresStores, loadSeed, type Stores, seededMemoryStores } from './stores.js'
+import type { PgTugasStore } from './surfaces/tugas/pg-store.js'
 
 /** What the app serves from: every surface's stores, the `/laporan` limiter, the version counts. */
 export interface Infrastructure {
@@ -126,9 +127,12 @@ async function createStores(
     const { pooler } = await database.start()
     await migrate(database)
     const loaded = await seedOnce(database, seed, now)
+    const stores = createPostgresStores(database, now)
+    // The seed's tasks, or those a migration found, into the counted buckets before serving.
+    await (stores.tugas as PgTugasStore).folder?.fold()
     return {
       serves: {
-        stores: createPostgresStores(database, now),
+        stores,
         seed: loaded ? 'loaded' : 'kept-existing-data',
         poolStats: () => database.poolStats(),
         warnings: pooler ? [POOLER_WARNING] : [],

@@ -2,7 +2,7 @@ import type { Seed } from './seed.js'
 import { MemoryIdempotencyStore } from './store/idempotency/memory-store.js'
 import { PgIdempotencyStore } from './store/idempotency/pg-store.js'
 import type { IdempotencyStore } from './store/idempotency/store.js'
-import type { Queryable } from './store/postgres/database.js'
+import { Database, type Queryable } from './store/postgres/database.js'
 import { MemoryCompactStore } from './surfaces/compact/memory-store.js'
 import { PgCompactStore } from './surfaces/compact/pg-store.js'
 import type { CompactStore } from './surfaces/compact/store.js'
@@ -25,6 +25,7 @@ import { MemoryTodoStore } from './surfaces/todos/memory-store.js'
 import { PgTodoStore } from './surfaces/todos/pg-store.js'
 import type { TodoStore } from './surfaces/todos/store.js'
 import { MemoryTugasStore } from './surfaces/tugas/memory-store.js'
+import { Folder } from './surfaces/tugas/pg-buckets.js'
 import { PgTugasStore } from './surfaces/tugas/pg-store.js'
 import type { TugasStore } from './surfaces/tugas/store.js'
 
@@ -60,10 +61,13 @@ export function createMemoryStores(now: () => Date = () => new Date()): Stores {
   }
 }
 
-/** Stores over PostgreSQL: the pool, or one transaction's client (the seed). */
+/**
+ * Stores over PostgreSQL: the pool, or one transaction's client (the seed). Over the pool, the
+ * task list's counted buckets are kept up in the background (Folder).
+ */
 export function createPostgresStores(db: Queryable, now: () => Date = () => new Date()): Stores {
   return {
-    tugas: new PgTugasStore(db),
+    tugas: new PgTugasStore(db, db instanceof Database ? new Folder(db) : undefined),
     compact: new PgCompactStore(db),
     todos: new PgTodoStore(db, now),
     users: new PgUserStore(db, now),

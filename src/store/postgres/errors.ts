@@ -1,6 +1,7 @@
 /** SQLSTATE codes the stores act on. */
 export const UNIQUE_VIOLATION = '23505'
 export const FOREIGN_KEY_VIOLATION = '23503'
+export const SERIALIZATION_FAILURE = '40001'
 
 /**
  * SQLSTATE classes meaning the database could not serve the statement now, not that the

@@ -6,6 +6,7 @@ import { anyRowChanged, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { SortField } from './list-query.js'
+import type { Folder } from './pg-buckets.js'
 import type { TugasInput } from './rules.js'
 import type { Komentar, Tugas } from './schemas.js'
 import { titleSortKey } from './sort-key.js'
@@ -19,45 +20,60 @@ const COMMENT = 'id, tugas_id AS "tugasId", isi'
 /** The ORDER BY of each sort, ties in ascending id both ways; each has an index (migrations). */
 const ORDER: Record<SortField, [ascending: string, descending: string]> = {
   id: ['id', 'id DESC'],
-  title: ['title_key, id', 'title_key DESC, id'],
+  // Descending titles as their index keeps them (migrations/003): the same order as
+  // `title_key DESC, id`, in one direction.
+  title: ['title_key, id', 'title_key DESC, -id DESC'],
   status: ['status, id', 'status DESC, id'],
 }
 
-/** `order` read from its other end: every term's direction flipped (the same index, backwards). */
-function reversed(order: string): string {
-  const flip = (term: string) => (term.endsWith(' DESC') ? term.slice(0, -5) : `${term} DESC`)
-  return order.split(', ').map(flip).join(', ')
+/**
+ * The ids of a deep page, as `tugas_page_ids(order, status, offset, limit)` calls
+ * (migrations/003): order 0 is ids ascending, 1 titles ascending, 2 titles descending. Ids
+ * descending are the ascending ones counted from the end; sorting by status is each status's
+ * rows by id, one status after the other.
+ */
+function deepIds(sort: SortField, descending: boolean, filtered: boolean): string {
+  const ids = (ord: number, status: string, offset: string, limit: string) =>
+    `SELECT tugas_page_ids(${ord}::smallint, ${status}, ${offset}, ${limit}) AS id`
+  const status = filtered ? '$3::text' : 'NULL::text'
+  if (sort === 'title') return ids(descending ? 2 : 1, status, '$2::bigint', '$1::bigint')
+  if (sort === 'id' && descending) {
+    return ids(
+      0,
+      status,
+      'greatest((SELECT total FROM counted) - $2::bigint - $1::bigint, 0)',
+      'least($1::bigint, (SELECT total FROM counted) - $2::bigint)',
+    )
+  }
+  if (sort === 'id' || filtered) return ids(0, status, '$2::bigint', '$1::bigint')
+  // By status, unfiltered: the first status's rows, then the second's.
+  const [first, second] = descending ? ["'selesai'", "'belum'"] : ["'belum'", "'selesai'"]
+  const inFirst = `(SELECT coalesce(sum(n), 0) FROM tugas_count WHERE status = ${first})::bigint`
+  const fromFirst = `greatest(least($1::bigint, ${inFirst} - $2::bigint), 0)`
+  return `${ids(0, first, '$2::bigint', fromFirst)}
+    UNION ALL ${ids(0, second, `greatest($2::bigint - ${inFirst}, 0)`, `$1::bigint - ${fromFirst}`)}`
 }
 
 /**
  * The page statement of every filter and order: fixed texts, values always parameters. One
  * statement reads the page and the count in one snapshot, so `total` always agrees with it.
- * The offset is skipped in an index-only scan of the order's index, from whichever end of the
- * filtered rows is nearer, and a page past the end reads no index at all; only the page's rows
- * are then read from the table (docs/performance.md#the-page-statement; bench/pg-pages.ts
- * measures it).
+ * The page's ids come from the counted buckets (deepIds), without walking the rows before it;
+ * a page past the end reads nothing but the counts. Only the page's rows are then read from
+ * the table (docs/performance.md#counted-buckets).
  */
 export function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
   const filter = filtered ? 'status = $3' : 'true'
   const order = ORDER[sort][descending ? 1 : 0]
-  const total = '(SELECT total FROM counted)'
-  // LIMIT and OFFSET are computed even where a branch's condition is false: never negative.
   return `WITH counted AS (
       SELECT coalesce(sum(n), 0)::bigint AS total FROM tugas_count WHERE ${filter}),
     keys AS MATERIALIZED (
-      (SELECT id FROM tugas WHERE ${filter} AND $2::bigint < ${total} - $2::bigint
-        ORDER BY ${order} LIMIT $1::bigint OFFSET $2::bigint)
-      UNION ALL
-      (SELECT id FROM tugas
-        WHERE ${filter} AND $2::bigint >= ${total} - $2::bigint AND $2::bigint < ${total}
-        ORDER BY ${reversed(order)}
-        LIMIT greatest(least($1::bigint, ${total} - $2::bigint), 0)
-        OFFSET greatest(${total} - $2::bigint - $1::bigint, 0))),
+      SELECT id FROM (${deepIds(sort, descending, filtered)}) found
+      WHERE $2::bigint < (SELECT total FROM counted)),
     page AS (SELECT id, title, title_key, status FROM tugas
       WHERE id = ANY ((SELECT array_agg(id) FROM keys)::bigint[]))
     SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'title', title, 'status', status)
         ORDER BY ${order}) FROM page), '[]') AS items,
-      ${total} AS total`
+      (SELECT total FROM counted) AS total, (SELECT count(*) FROM tugas_pending) AS pending`
 }
 /**
  * The page statement for an offset under SHALLOW_OFFSET: the rows read in the order's index
@@ -73,11 +89,12 @@ function shallowPageStatement(sort: SortField, descending: boolean, filtered: bo
       SELECT id, title, title_key, status FROM tugas ${where} ORDER BY ${order} LIMIT $1 OFFSET $2)
     SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'title', title, 'status', status)
         ORDER BY ${order}) FROM page), '[]') AS items,
-      (SELECT coalesce(sum(n), 0) FROM tugas_count ${where})::bigint AS total`
+      (SELECT coalesce(sum(n), 0) FROM tugas_count ${where})::bigint AS total,
+      (SELECT count(*) FROM tugas_pending) AS pending`
 }
 
 /** Offsets from which a page skips its offset in the index alone (pageStatement). */
-export const SHALLOW_OFFSET = 1000
+export const SHALLOW_OFFSET = 100
 
 const PAGES = new Map<string, string>()
 for (const sort of Object.keys(ORDER) as SortField[]) {
@@ -105,7 +122,15 @@ const readTask = readById('tugas', TASK, task)
  * precondition is one transaction: the task's row locked, the precondition, the statement.
  */
 export class PgTugasStore implements TugasStore {
-  constructor(private readonly db: Queryable) {}
+  /** Keeps the counted buckets near the rows; none for a store inside one transaction. */
+  readonly folder: Folder | undefined
+
+  constructor(
+    private readonly db: Queryable,
+    folder?: Folder,
+  ) {
+    this.folder = folder
+  }
 
   async all() {
     return (await this.db.query<Tugas>(`SELECT ${TASK} FROM tugas ORDER BY id`)).rows.map(task)
@@ -115,7 +140,9 @@ export class PgTugasStore implements TugasStore {
     const depth = offset < SHALLOW_OFFSET ? 'shallow' : 'deep'
     const statement = PAGES.get(`${sort}:${descending}:${status !== undefined}:${depth}`) as string
     const values = status === undefined ? [limit, offset] : [limit, offset, status]
-    const { items, total } = first(await this.db.query<TugasSlice>(statement, values)) as TugasSlice
+    const result = await this.db.query<TugasSlice & { pending: number }>(statement, values)
+    const { items, total, pending } = first(result) as TugasSlice & { pending: number }
+    this.folder?.seen(pending)
     return { items: items.map(task), total }
   }
 
@@ -131,6 +158,7 @@ export class PgTugasStore implements TugasStore {
       `INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING ${TASK}`,
       [toText(title), titleSortKey(title), status],
     )
+    this.folder?.written(1)
     return task(first(result) as Tugas)
   }
 
@@ -153,6 +181,7 @@ export class PgTugasStore implements TugasStore {
       )
       created.push(...result.rows.sort((a, b) => a.id - b.id).map(task))
     }
+    this.folder?.written(created.length)
     return created
   }
 
@@ -161,9 +190,11 @@ export class PgTugasStore implements TugasStore {
   }
 
   async update(id: number, changes: Partial<TugasInput>, precondition?: Precondition<Tugas>) {
-    return writeIfLocked(this.db, precondition, this.#locked(id), (db) =>
+    const updated = await writeIfLocked(this.db, precondition, this.#locked(id), (db) =>
       this.#update(db, id, changes),
     )
+    this.folder?.written(1)
+    return updated
   }
 
   async #update(db: Queryable, id: number, { title, status }: Partial<TugasInput>) {
@@ -182,9 +213,11 @@ export class PgTugasStore implements TugasStore {
   }
 
   async delete(id: number, precondition?: Precondition<Tugas>) {
-    return writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
+    const deleted = await writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
       anyRowChanged(await db.query('DELETE FROM tugas WHERE id = $1', [id])),
     )
+    this.folder?.written(1)
+    return deleted
   }
 
   async comments(tugasId: number): Promise<Komentar[] | undefined> {

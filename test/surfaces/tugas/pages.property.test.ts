@@ -1,16 +1,23 @@
 // Pages of the task list at every offset: after random batches of writes, several of them at
-// once (on PostgreSQL, over several pool connections), every filter and order's pages, near
-// either end, in the middle and past the end, equal a plain filter, sort and slice of `all()`,
-// and `total` the filtered count. Thousands of tasks, so the offsets skipped from either end of
-// the list (docs/performance.md#the-page-statement) are long ones.
+// once (on PostgreSQL, over several pool connections, with folds of the counted buckets among
+// them), every filter and order's pages, near either end, in the middle and past the end, equal
+// a plain filter, sort and slice of `all()`, and `total` the filtered count. On PostgreSQL the
+// buckets are tiny, so that thousands of tasks cut, merge and re-cut buckets and leaves all
+// the time (docs/performance.md#counted-buckets), and the directory is checked against the rows.
 import assert from 'node:assert/strict'
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import fc from 'fast-check'
+import type { Queryable } from '../../../src/store/postgres/database.js'
 import { SORT_FIELDS } from '../../../src/surfaces/tugas/list-query.js'
-import { SHALLOW_OFFSET } from '../../../src/surfaces/tugas/pg-store.js'
+import { type BucketSizes, Folder } from '../../../src/surfaces/tugas/pg-buckets.js'
+import { PgTugasStore, SHALLOW_OFFSET } from '../../../src/surfaces/tugas/pg-store.js'
 import type { Tugas, TugasStatus } from '../../../src/surfaces/tugas/schemas.js'
 import type { TugasQuery, TugasStore } from '../../../src/surfaces/tugas/store.js'
-import { forEachStore } from '../../support/stores.js'
+import { freshDatabase } from '../../support/postgres.js'
+import { forEachStore, type StoreKind } from '../../support/stores.js'
+
+/** Buckets of up to 8 rows, leaves of up to 6 buckets: every fold splits and merges. */
+const TINY: BucketSizes = { bucket: 4, leaf: 3, rebuildAt: 400 }
 
 const PARAMETERS = { numRuns: 25, includeErrorInReport: true }
 const STATUS_FILTERS = [undefined, 'belum', 'selesai'] as const
@@ -97,11 +104,108 @@ async function checkPages(store: TugasStore, limits: number[], seed: number): Pr
   }
 }
 
+interface Subject {
+  store: TugasStore
+  /** A fold of the counted buckets (PostgreSQL), or nothing. */
+  fold(): Promise<unknown>
+  /** Checks the counted buckets against the rows (PostgreSQL), or nothing. */
+  checkDirectory(): Promise<void>
+}
+
+async function subject(kind: StoreKind): Promise<Subject> {
+  if (kind.name === 'memory') {
+    return {
+      store: (await kind.fresh()).tugas,
+      fold: async () => {},
+      checkDirectory: async () => {},
+    }
+  }
+  const db = await freshDatabase()
+  after(() => db.close())
+  const folder = new Folder(db, TINY, 10)
+  return {
+    store: new PgTugasStore(db, folder),
+    fold: () => folder.fold(),
+    checkDirectory: () => checkDirectory(db),
+  }
+}
+
+interface DirectoryRow {
+  ord: number
+  node: number
+  keys: (Buffer | null)[]
+  ids: (number | null)[]
+  nodes: number[] | null
+  before_all: number[]
+  belum: number
+  selesai: number
+}
+
+/**
+ * With nothing pending, every order's directory counts exactly the rows from each entry to the
+ * next, each bucket holds at most twice TINY.bucket rows and each leaf twice TINY.leaf buckets.
+ */
+async function checkDirectory(db: Queryable): Promise<void> {
+  const pending = await db.query('SELECT 1 FROM tugas_pending')
+  assert.equal(pending.rowCount, 0, 'rows left pending after a fold')
+  const { rows } = await db.query<DirectoryRow>(
+    `SELECT ord, node, keys, ids::float8[] AS ids, nodes::float8[] AS nodes,
+       before_all::float8[] AS before_all, belum, selesai FROM tugas_directory`,
+  )
+  const tasks = (
+    await db.query<{ id: number; key: Buffer; status: TugasStatus }>(
+      'SELECT id, title_key AS key, status FROM tugas',
+    )
+  ).rows
+  const orders = [
+    (a: { id: number }, b: { id: number }) => a.id - b.id,
+    (a: { id: number; key: Buffer }, b: { id: number; key: Buffer }) =>
+      Buffer.compare(a.key, b.key) || a.id - b.id,
+    (a: { id: number; key: Buffer }, b: { id: number; key: Buffer }) =>
+      Buffer.compare(b.key, a.key) || a.id - b.id,
+  ]
+  for (const [ord, compare] of orders.entries()) {
+    const top = rows.find((row) => row.ord === ord && row.node === 0) as DirectoryRow
+    assert.ok(top, `order ${ord} has a directory`)
+    const sorted = [...tasks].sort(compare)
+    const starts: { key: Buffer; id: number }[] = []
+    for (const [at, node] of (top.nodes as number[]).entries()) {
+      const leaf = rows.find((row) => row.ord === ord && row.node === node) as DirectoryRow
+      assert.ok(leaf.keys.length <= 2 * TINY.leaf, `leaf of ${leaf.keys.length} buckets`)
+      assert.deepEqual([leaf.keys[0], leaf.ids[0]], [top.keys[at], top.ids[at]])
+      for (const [i, key] of leaf.keys.entries()) {
+        if (at === 0 && i === 0) assert.equal(key, null, 'the first entry is the order start')
+        else
+          starts.push({
+            key: ord === 0 ? Buffer.alloc(0) : (key as Buffer),
+            id: leaf.ids[i] as number,
+          })
+      }
+    }
+    // Bucket b holds the sorted rows from its start to the next one's.
+    const bounds = [
+      0,
+      ...starts.map((start) => sorted.findIndex((task) => compare(task, start) >= 0)),
+    ]
+    bounds.push(sorted.length)
+    const sizes = bounds.slice(1).map((end, b) => end - (bounds[b] as number))
+    for (const size of sizes) assert.ok(size <= 2 * TINY.bucket, `bucket of ${size} rows`)
+    // The cumulative counts, leaf by leaf, give the same sizes.
+    const counted: number[] = []
+    for (const node of top.nodes as number[]) {
+      const leaf = rows.find((row) => row.ord === ord && row.node === node) as DirectoryRow
+      for (const [i, before] of leaf.before_all.entries()) {
+        counted.push((leaf.before_all[i + 1] ?? leaf.belum + leaf.selesai) - before)
+      }
+    }
+    assert.deepEqual(counted, sizes, `order ${ord}: bucket counts`)
+  }
+}
+
 await forEachStore('every page of every list', (kind) => {
-  test('after batches of writes, several at once', { timeout: 60_000 }, async () => {
-    const store = (await kind.fresh()).tugas
-    // More than twice SHALLOW_OFFSET: the PostgreSQL store's two page statements both serve,
-    // and the deep one from either end.
+  test('after batches of writes, several at once', { timeout: 120_000 }, async () => {
+    const { store, fold, checkDirectory } = await subject(kind)
+    // More than twice SHALLOW_OFFSET: the PostgreSQL store's two page statements both serve.
     await store.createMany(
       Array.from({ length: 2 * SHALLOW_OFFSET + 500 }, (_, n) => ({
         title: ['abc', 'abd', 'zzz', '😀😀😀'][n % 4] as string,
@@ -111,11 +215,14 @@ await forEachStore('every page of every list', (kind) => {
     await fc.assert(
       fc.asyncProperty(batch, fc.nat(), async (writes, seed) => {
         const ids = (await store.all()).map((task) => task.id)
-        await Promise.all(writes.map((w) => apply(store, ids, w)))
+        const folds = seed % 3 === 0 ? [fold(), fold()] : []
+        await Promise.all([...writes.map((w) => apply(store, ids, w)), ...folds])
         await checkPages(store, [1, 7, 100], seed)
       }),
       PARAMETERS,
     )
+    await fold()
+    await checkDirectory()
     // Finally every page, one after the other, of every list.
     const tasks = await store.all()
     for (const list of lists()) {
