@@ -1,12 +1,11 @@
 // The counted buckets of the task list on PostgreSQL (docs/performance.md#counted-buckets): the
-// fold that moves pending rows into the directory the page statement searches. The directory
-// and its invariant are described in migrations/003.do.pages.sql; this module is the only
-// writer of `tugas_directory`.
+// fold that moves pending rows into the bucket counts the page statement searches. The tables
+// and their invariant are described in migrations/003.do.pages.sql; this module is the only
+// writer of `tugas_bucket` and `tugas_directory`.
 import type { Queryable } from '../../store/postgres/database.js'
 import { SERIALIZATION_FAILURE, sqlState } from '../../store/postgres/errors.js'
-import type { TugasStatus } from './schemas.js'
 
-/** The orders the directory keeps: 0 id, 1 title ascending, 2 title descending (ties by id). */
+/** The orders kept: 0 ('', id), 1 (title_key, id), 2 (title_key, -id), each ascending. */
 export const ORDS = [0, 1, 2] as const
 export type Ord = (typeof ORDS)[number]
 
@@ -15,139 +14,100 @@ export interface BucketSizes {
   bucket: number
   /** Buckets a leaf is cut to, likewise. */
   leaf: number
-  /** Pending rows from which a fold rebuilds the directory instead of adding them one by one. */
+  /** Pending rows from which a fold counts every row again instead of adding them. */
   rebuildAt: number
 }
 
-/** About 200 index entries skipped at most per page, about 70 leaves at a million tasks. */
-export const DEFAULT_SIZES: BucketSizes = { bucket: 128, leaf: 110, rebuildAt: 50_000 }
+/**
+ * At most 256 index entries skipped and 64 buckets read per page; about 250 leaves per order
+ * at a million tasks.
+ */
+export const DEFAULT_SIZES: BucketSizes = { bucket: 128, leaf: 32, rebuildAt: 50_000 }
 
 /** The lock a fold holds for its transaction: one fold at a time, over every process. */
 const FOLD_LOCK = 7_265_738_402
 
-/** A place in an order: a row's key and id; null for the order's start, before every row. */
-interface Point {
-  key: Buffer
-  id: number
+/**
+ * A place in an order. `n` is kept as the database's text: the first bucket's place, before
+ * every row, is the smallest bigint, which a JavaScript number does not hold.
+ */
+interface Place {
+  k: Buffer
+  n: string
 }
-type Start = Point | null
 
 interface Counts {
   belum: number
   selesai: number
 }
 
-interface Bucket extends Counts {
-  start: Start
+const total = (counts: Counts) => counts.belum + counts.selesai
+
+/** Each order's place of a row: the expressions of k and n. */
+const ORDER: Record<Ord, { k: string; n: string }> = {
+  0: { k: "''::bytea", n: 'id' },
+  1: { k: 'title_key', n: 'id' },
+  2: { k: 'title_key', n: '-id' },
 }
 
-interface Leaf extends Counts {
-  node: number
-  start: Start
-  /** Loaded only for the leaves a fold changes. */
-  buckets?: Bucket[]
+/** The ORDER BY of an order, as its index has it. */
+const orderBy = (ord: Ord) => (ord === 0 ? 'id' : `title_key, ${ORDER[ord].n}`)
+
+interface PlacedRow extends Place {
+  status: 'belum' | 'selesai'
 }
 
-interface Pending extends Point {
-  status: TugasStatus
-  sign: number
-}
-
-/** Each order's comparison of two places, as its index orders them. */
-const COMPARE: Record<Ord, (a: Point, b: Point) => number> = {
-  0: (a, b) => a.id - b.id,
-  1: (a, b) => Buffer.compare(a.key, b.key) || a.id - b.id,
-  2: (a, b) => Buffer.compare(b.key, a.key) || a.id - b.id,
-}
-
-function compareStarts(ord: Ord, a: Start, b: Start): number {
-  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1
-  return COMPARE[ord](a, b)
-}
-
-/** The last of `items` (sorted by start, the first one the order's start) that `point` is in. */
-function holding<T extends { start: Start }>(ord: Ord, items: T[], point: Point): number {
-  let low = 0
-  let high = items.length - 1
-  while (low < high) {
-    const middle = (low + high + 1) >> 1
-    if (compareStarts(ord, (items[middle] as T).start, point) <= 0) low = middle
-    else high = middle - 1
-  }
-  return low
-}
-
-/** Each order's key and ORDER BY, and its rows from (`after`) or before (`before`) a place. */
-type Bound = (key: string, id: string) => string
-const ORDER: Record<Ord, { key: string; by: string; after: Bound; before: Bound }> = {
-  0: { key: "''::bytea", by: 'id', after: (_, i) => `id >= ${i}`, before: (_, i) => `id < ${i}` },
-  1: {
-    key: 'title_key',
-    by: 'title_key, id',
-    after: (k, i) => `(title_key, id) >= (${k}, ${i})`,
-    before: (k, i) => `(title_key, id) < (${k}, ${i})`,
-  },
-  2: {
-    key: 'title_key',
-    by: 'title_key DESC, -id DESC',
-    after: (k, i) => `(title_key, -id) <= (${k}, -${i}::bigint)`,
-    before: (k, i) => `(title_key, -id) > (${k}, -${i}::bigint)`,
-  },
-}
-interface StatusRow {
-  key: Buffer
-  id: number
-  status: TugasStatus
-}
-
-/** The rows from `from` (inclusive) to `to` (exclusive) in the order, in the snapshot of `db`. */
-async function rowsBetween(db: Queryable, ord: Ord, from: Start, to: Start): Promise<StatusRow[]> {
-  const { key, by, after, before } = ORDER[ord]
+/** The rows from `from` (inclusive) to `to` (exclusive, or the end), in the order. */
+async function rowsBetween(
+  db: Queryable,
+  ord: Ord,
+  from: Place,
+  to: Place | undefined,
+): Promise<PlacedRow[]> {
+  const { k, n } = ORDER[ord]
   const values: unknown[] = []
-  const place = (point: Point) => {
-    if (ord !== 0) values.push(point.key)
-    values.push(point.id)
-    return ord === 0 ? ['', `$${values.length}`] : [`$${values.length - 1}`, `$${values.length}`]
+  const bound = (place: Place, operator: string) => {
+    values.push(place.n)
+    const id = `$${values.length}::bigint`
+    if (ord === 0) return `id ${operator} ${id}`
+    values.push(place.k)
+    return `(title_key, ${n}) ${operator} ($${values.length}::bytea, ${id})`
   }
-  const where: string[] = []
-  if (from !== null) where.push(after(...(place(from) as [string, string])))
-  if (to !== null) where.push(before(...(place(to) as [string, string])))
-  const { rows } = await db.query<StatusRow>(
-    `SELECT ${key} AS key, id, status FROM tugas WHERE ${where.join(' AND ') || 'true'}
-     ORDER BY ${by}`,
+  const where = [bound(from, '>='), ...(to === undefined ? [] : [bound(to, '<')])]
+  const { rows } = await db.query<PlacedRow>(
+    `SELECT ${k} AS k, (${n})::text AS n, status FROM tugas WHERE ${where.join(' AND ')}
+     ORDER BY ${orderBy(ord)}`,
     values,
   )
   return rows
 }
 
-/** Cuts rows (in order) into buckets of `size`, the first starting at `start`. */
-function cut(start: Start, rows: StatusRow[], size: number): Bucket[] {
+interface Bucket extends Counts {
+  start: Place
+}
+
+/** Rows (in order, starting at `start`) cut into buckets of `size`; one empty bucket for none. */
+function cut(start: Place, rows: PlacedRow[], size: number): Bucket[] {
   const buckets: Bucket[] = []
-  rows.forEach((row, at) => {
+  for (const [at, row] of rows.entries()) {
     if (at % size === 0) {
-      buckets.push({ start: at === 0 ? start : { key: row.key, id: row.id }, belum: 0, selesai: 0 })
+      buckets.push({ start: at === 0 ? start : { k: row.k, n: row.n }, belum: 0, selesai: 0 })
     }
     ;(buckets.at(-1) as Bucket)[row.status] += 1
-  })
+  }
   return buckets.length > 0 ? buckets : [{ start, belum: 0, selesai: 0 }]
 }
 
-const total = (counts: Counts) => counts.belum + counts.selesai
-
-/** Neighbours merged while together they hold no more than `size` rows. */
-function merged(buckets: Bucket[], size: number): Bucket[] {
-  const kept: Bucket[] = []
-  for (const bucket of buckets) {
-    const last = kept.at(-1)
-    if (last !== undefined && total(last) + total(bucket) <= size) {
-      last.belum += bucket.belum
-      last.selesai += bucket.selesai
-    } else kept.push({ ...bucket })
+function sum(items: Counts[]): Counts {
+  const all = { belum: 0, selesai: 0 }
+  for (const item of items) {
+    all.belum += item.belum
+    all.selesai += item.selesai
   }
-  return kept
+  return all
 }
 
-/** `items` cut into `parts` runs of nearly equal length. */
+/** `items` cut into runs of nearly equal length, about `size` each. */
 function chunks<T>(items: T[], size: number): T[][] {
   const parts = Math.max(1, Math.round(items.length / size))
   return Array.from({ length: parts }, (_, part) =>
@@ -158,134 +118,132 @@ function chunks<T>(items: T[], size: number): T[][] {
   )
 }
 
-function sum(items: Counts[]): Counts {
-  return items.reduce(
-    (all, item) => ({ belum: all.belum + item.belum, selesai: all.selesai + item.selesai }),
-    {
-      belum: 0,
-      selesai: 0,
-    },
-  )
+/** One order's leaves as its directory row lists them. */
+interface Leaf extends Counts {
+  leaf: number
+  buckets: number
 }
 
+/** An order's directory row, its arrays as comma-separated text (quicker to read than arrays). */
 interface DirectoryRow {
-  node: number
-  keys: (Buffer | null)[]
-  ids: (number | null)[]
-  nodes: number[] | null
-  before_belum: number[]
-  before_selesai: number[]
+  ord: Ord
+  leaves: string
+  buckets: string
+  before_belum: string
+  before_selesai: string
   belum: number
   selesai: number
 }
 
-/** The driver gives bigint[] elements as strings; they are all safe integers. */
-function read(row: DirectoryRow): DirectoryRow {
-  const numbers = (array: unknown[]) => array.map((value) => (value === null ? null : Number(value)))
-  return {
-    ...row,
-    ids: numbers(row.ids),
-    nodes: row.nodes && (numbers(row.nodes) as number[]),
-    before_belum: numbers(row.before_belum) as number[],
-    before_selesai: numbers(row.before_selesai) as number[],
-  }
+const READ_DIRECTORY = `SELECT ord, array_to_string(leaves, ',') AS leaves,
+    array_to_string(buckets, ',') AS buckets, array_to_string(before_belum, ',') AS before_belum,
+    array_to_string(before_selesai, ',') AS before_selesai, belum, selesai
+  FROM tugas_directory`
+
+function leavesOf(row: DirectoryRow): Leaf[] {
+  const numbers = (text: string) => text.split(',').map(Number)
+  const beforeBelum = numbers(row.before_belum)
+  const beforeSelesai = numbers(row.before_selesai)
+  const buckets = numbers(row.buckets)
+  return numbers(row.leaves).map((leaf, at) => ({
+    leaf,
+    buckets: buckets[at] as number,
+    belum: (beforeBelum[at + 1] ?? row.belum) - (beforeBelum[at] as number),
+    selesai: (beforeSelesai[at + 1] ?? row.selesai) - (beforeSelesai[at] as number),
+  }))
 }
 
-const startOf = (row: DirectoryRow, at: number): Start => {
-  const key = row.keys[at]
-  const id = row.ids[at]
-  return key === null || key === undefined || id === null || id === undefined ? null : { key, id }
-}
-
-/** A row's entries with the counts of each (the arrays hold the rows before each). */
-function entriesOf(row: DirectoryRow): (Counts & { start: Start })[] {
-  return row.keys.map((_, at) => {
-    const next = (array: number[], whole: number) =>
-      (array[at + 1] ?? whole) - (array[at] as number)
+/** Every order's directory row, from its leaves, in one statement. */
+async function writeDirectories(db: Queryable, orders: Map<Ord, Leaf[]>): Promise<void> {
+  const rows = [...orders].map(([ord, leaves]) => {
+    const before = { belum: 0, selesai: 0 }
+    const beforeBelum: number[] = []
+    const beforeSelesai: number[] = []
+    for (const leaf of leaves) {
+      beforeBelum.push(before.belum)
+      beforeSelesai.push(before.selesai)
+      before.belum += leaf.belum
+      before.selesai += leaf.selesai
+    }
+    const array = (numbers: number[]) => `{${numbers.join(',')}}`
     return {
-      start: startOf(row, at),
-      belum: next(row.before_belum, row.belum),
-      selesai: next(row.before_selesai, row.selesai),
+      ord,
+      leaves: array(leaves.map((leaf) => leaf.leaf)),
+      buckets: array(leaves.map((leaf) => leaf.buckets)),
+      beforeAll: array(beforeBelum.map((belum, at) => belum + (beforeSelesai[at] as number))),
+      beforeBelum: array(beforeBelum),
+      beforeSelesai: array(beforeSelesai),
+      ...before,
     }
   })
-}
-
-/** Writes one directory row from its entries (counts per entry; the row keeps the rows before). */
-async function writeRow(
-  db: Queryable,
-  ord: Ord,
-  node: number,
-  entries: (Counts & { start: Start; node?: number })[],
-): Promise<void> {
-  let belum = 0
-  let selesai = 0
-  const beforeBelum: number[] = []
-  const beforeSelesai: number[] = []
-  const beforeAll: number[] = []
-  for (const entry of entries) {
-    beforeBelum.push(belum)
-    beforeSelesai.push(selesai)
-    beforeAll.push(belum + selesai)
-    belum += entry.belum
-    selesai += entry.selesai
-  }
+  const column = <K extends keyof (typeof rows)[number]>(name: K) => rows.map((row) => row[name])
   await db.query(
     `INSERT INTO tugas_directory
-       (ord, node, keys, ids, nodes, before_all, before_belum, before_selesai, belum, selesai)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (ord, node) DO UPDATE SET keys = $3, ids = $4, nodes = $5, before_all = $6,
-       before_belum = $7, before_selesai = $8, belum = $9, selesai = $10`,
+       (ord, leaves, buckets, before_all, before_belum, before_selesai, belum, selesai)
+     SELECT ord, leaves::bigint[], buckets::int[], before_all::bigint[], before_belum::bigint[],
+       before_selesai::bigint[], belum, selesai
+     FROM unnest($1::smallint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::bigint[], $8::bigint[])
+       AS given (ord, leaves, buckets, before_all, before_belum, before_selesai, belum, selesai)
+     ON CONFLICT (ord) DO UPDATE SET leaves = excluded.leaves, buckets = excluded.buckets,
+       before_all = excluded.before_all, before_belum = excluded.before_belum,
+       before_selesai = excluded.before_selesai, belum = excluded.belum,
+       selesai = excluded.selesai`,
     [
-      ord,
-      node,
-      entries.map((entry) => entry.start?.key ?? null),
-      entries.map((entry) => entry.start?.id ?? null),
-      node === 0 ? entries.map((entry) => entry.node) : null,
-      beforeAll,
-      beforeBelum,
-      beforeSelesai,
-      belum,
-      selesai,
+      column('ord'),
+      column('leaves'),
+      column('buckets'),
+      column('beforeAll'),
+      column('beforeBelum'),
+      column('beforeSelesai'),
+      column('belum'),
+      column('selesai'),
     ],
   )
 }
 
-async function newNodes(db: Queryable, count: number): Promise<number[]> {
-  const { rows } = await db.query<{ node: number }>(
-    "SELECT nextval('tugas_directory_node') AS node FROM generate_series(1, $1)",
+async function newLeaves(db: Queryable, count: number): Promise<number[]> {
+  const { rows } = await db.query<{ leaf: number }>(
+    "SELECT nextval('tugas_leaf') AS leaf FROM generate_series(1, $1)",
     [count],
   )
-  return rows.map((row) => row.node)
+  return rows.map((row) => row.leaf)
 }
 
-/** Replaces an order's directory with leaves of `buckets` (in order). */
-async function writeLeaves(db: Queryable, ord: Ord, buckets: Bucket[], sizes: BucketSizes) {
-  const parts = chunks(buckets, sizes.leaf)
-  const nodes = await newNodes(db, parts.length)
-  await db.query('DELETE FROM tugas_directory WHERE ord = $1', [ord])
-  const leaves: Leaf[] = []
-  for (const [at, part] of parts.entries()) {
-    const node = nodes[at] as number
-    await writeRow(db, ord, node, part)
-    leaves.push({ node, start: (part[0] as Bucket).start, ...sum(part) })
-  }
-  await writeRow(db, ord, 0, leaves)
+async function insertBuckets(db: Queryable, ord: Ord, buckets: (Bucket & { leaf: number })[]) {
+  await db.query(
+    `INSERT INTO tugas_bucket (ord, k, n, leaf, belum, selesai)
+     SELECT $1, k, n::bigint, leaf, belum, selesai
+     FROM unnest($2::bytea[], $3::text[], $4::bigint[], $5::bigint[], $6::bigint[])
+       AS given (k, n, leaf, belum, selesai)`,
+    [
+      ord,
+      buckets.map((bucket) => bucket.start.k),
+      buckets.map((bucket) => bucket.start.n),
+      buckets.map((bucket) => bucket.leaf),
+      buckets.map((bucket) => bucket.belum),
+      buckets.map((bucket) => bucket.selesai),
+    ],
+  )
 }
+
+/** The first bucket's place, before every row of every order. */
+const ORDER_START: Place = { k: Buffer.alloc(0), n: '-9223372036854775808' }
 
 /**
- * An order's directory made anew from every row, in buckets of `sizes.bucket`: the database
- * numbers the rows in the order and returns each bucket's first, with the rows before it.
+ * An order's buckets and leaves made anew from every row: the database numbers the rows in
+ * the order and returns the first of every `sizes.bucket`, with the rows before it.
  */
 async function rebuild(db: Queryable, ord: Ord, sizes: BucketSizes): Promise<void> {
-  const { key, by } = ORDER[ord]
-  const { rows } = await db.query<StatusRow & { before: number; beforeBelum: number }>(
-    `SELECT key, id, status, n - 1 AS before,
+  const { k, n } = ORDER[ord]
+  const { rows } = await db.query<PlacedRow & { before: number; beforeBelum: number }>(
+    `SELECT k, n::text AS n, status, row - 1 AS before,
        belum - (status = 'belum')::int AS "beforeBelum"
-     FROM (SELECT ${key} AS key, id, status, row_number() OVER w AS n,
+     FROM (SELECT ${k} AS k, ${n} AS n, status, row_number() OVER w AS row,
          count(*) FILTER (WHERE status = 'belum') OVER w AS belum
-       FROM tugas WINDOW w AS (ORDER BY ${by} ROWS UNBOUNDED PRECEDING)) numbered
-     WHERE n % $1 = 1 % $1
-     ORDER BY n`,
+       FROM tugas WINDOW w AS (ORDER BY ${orderBy(ord)} ROWS UNBOUNDED PRECEDING)) numbered
+     WHERE row % $1 = 1 % $1
+     ORDER BY row`,
     [sizes.bucket],
   )
   const { rows: totals } = await db.query<{ all: number; belum: number }>(
@@ -296,108 +254,177 @@ async function rebuild(db: Queryable, ord: Ord, sizes: BucketSizes): Promise<voi
     const next = rows[at + 1]
     const all = (next?.before ?? whole.all) - row.before
     const belum = (next?.beforeBelum ?? whole.belum) - row.beforeBelum
-    return { start: at === 0 ? null : { key: row.key, id: row.id }, belum, selesai: all - belum }
+    return { start: at === 0 ? ORDER_START : row, belum, selesai: all - belum }
   })
-  await writeLeaves(
+  if (buckets.length === 0) buckets.push({ start: ORDER_START, belum: 0, selesai: 0 })
+  const parts = chunks(buckets, sizes.leaf)
+  const ids = await newLeaves(db, parts.length)
+  await db.query('DELETE FROM tugas_bucket WHERE ord = $1', [ord])
+  await insertBuckets(
     db,
     ord,
-    buckets.length > 0 ? buckets : [{ start: null, belum: 0, selesai: 0 }],
-    sizes,
+    parts.flatMap((part, at) => part.map((bucket) => ({ ...bucket, leaf: ids[at] as number }))),
   )
+  const leaves = parts.map((part, at) => ({
+    leaf: ids[at] as number,
+    buckets: part.length,
+    ...sum(part),
+  }))
+  await writeDirectories(db, new Map([[ord, leaves]]))
+}
+
+/** A bucket as the fold's count statement returns it: its new counts and what was added. */
+interface Changed extends Bucket {
+  ord: Ord
+  leaf: number
+  addedBelum: number
+  addedSelesai: number
 }
 
 /**
- * Adds pending rows to an order's directory: each to its bucket; a bucket grown past twice its
- * size is cut again from its rows, neighbours that fit in one are merged; the leaves changed
- * (with the one after each leaf grown small) are cut again into leaves. False when a bucket's
- * rows do not add up to its counts, which only a bug can cause: the caller then rebuilds.
+ * Adds every pending row to the bucket of each order that holds it, in one statement: the
+ * pending rows it deletes are the ones it counts. Returns the buckets changed.
  */
-async function add(db: Queryable, ord: Ord, pending: Pending[], sizes: BucketSizes) {
-  const { rows } = await db.query<DirectoryRow>(
-    'SELECT * FROM tugas_directory WHERE ord = $1 AND node = 0',
-    [ord],
+async function addPending(db: Queryable): Promise<Changed[]> {
+  const { rows } = await db.query<Changed & { k: Buffer; n: string }>(
+    `WITH pending AS (DELETE FROM tugas_pending RETURNING status, title_key, id, sign),
+     placed AS (
+       SELECT o.ord, CASE WHEN o.ord = 0 THEN ''::bytea ELSE p.title_key END AS k,
+         CASE WHEN o.ord = 2 THEN -p.id ELSE p.id END AS n, p.status, p.sign
+       FROM pending p CROSS JOIN (VALUES (0::smallint), (1::smallint), (2::smallint)) AS o (ord)),
+     added AS (
+       SELECT b.ord, b.k, b.n,
+         coalesce(sum(placed.sign) FILTER (WHERE placed.status = 'belum'), 0) AS belum,
+         coalesce(sum(placed.sign) FILTER (WHERE placed.status = 'selesai'), 0) AS selesai
+       FROM placed CROSS JOIN LATERAL (
+         SELECT t.ord, t.k, t.n FROM tugas_bucket t
+         WHERE t.ord = placed.ord AND (t.k, t.n) <= (placed.k, placed.n)
+         ORDER BY t.ord DESC, t.k DESC, t.n DESC LIMIT 1) b
+       GROUP BY b.ord, b.k, b.n)
+     UPDATE tugas_bucket t SET belum = t.belum + a.belum, selesai = t.selesai + a.selesai
+     FROM added a WHERE (t.ord, t.k, t.n) = (a.ord, a.k, a.n)
+     RETURNING t.ord, t.k, t.n::text AS n, t.leaf, t.belum, t.selesai,
+       a.belum AS "addedBelum", a.selesai AS "addedSelesai"`,
   )
-  if (rows[0] === undefined) return false
-  const top = read(rows[0])
-  const leaves: Leaf[] = entriesOf(top).map((entry, at) => ({
-    ...entry,
-    node: (top.nodes as number[])[at] as number,
-  }))
-  const touched = new Set(pending.map((row) => holding(ord, leaves, row)))
-  // A leaf left small takes its next neighbour along, to be merged with it.
-  for (const at of [...touched]) if (at + 1 < leaves.length) touched.add(at + 1)
-  const loaded = await db.query<DirectoryRow>(
-    'SELECT * FROM tugas_directory WHERE ord = $1 AND node = ANY ($2::bigint[])',
-    [ord, [...touched].map((at) => (leaves[at] as Leaf).node)],
+  return rows.map((row) => ({ ...row, start: { k: row.k, n: row.n } }))
+}
+
+/**
+ * Keeps a changed bucket between half and twice its size: one grown past twice is cut again
+ * from its rows (inserted in its leaf), one below half is merged into the bucket before it in
+ * its leaf when they fit in one. Returns the change in its leaf's number of buckets, or
+ * undefined when its rows do not add up to its counts, which only a bug can cause (the caller
+ * then rebuilds).
+ */
+async function resize(
+  db: Queryable,
+  bucket: Changed,
+  sizes: BucketSizes,
+): Promise<number | undefined> {
+  const { ord, start } = bucket
+  if (bucket.belum < 0 || bucket.selesai < 0) return undefined
+  const key = [ord, start.k, start.n]
+  if (total(bucket) > 2 * sizes.bucket) {
+    const { rows: next } = await db.query<Place>(
+      `SELECT k, n::text AS n FROM tugas_bucket WHERE ord = $1 AND (k, n) > ($2, $3::bigint)
+       ORDER BY k, tugas_bucket.n LIMIT 1`,
+      key,
+    )
+    const rows = await rowsBetween(db, ord, start, next[0])
+    const [first, ...rest] = cut(start, rows, sizes.bucket) as [Bucket, ...Bucket[]]
+    const found = sum([first, ...rest])
+    if (found.belum !== bucket.belum || found.selesai !== bucket.selesai) return undefined
+    await db.query(
+      'UPDATE tugas_bucket SET belum = $4, selesai = $5 WHERE (ord, k, n) = ($1, $2, $3::bigint)',
+      [...key, first.belum, first.selesai],
+    )
+    await insertBuckets(
+      db,
+      ord,
+      rest.map((piece) => ({ ...piece, leaf: bucket.leaf })),
+    )
+    return rest.length
+  }
+  if (2 * total(bucket) >= sizes.bucket) return 0
+  const { rows: previous } = await db.query<Counts & Place>(
+    `SELECT k, n::text AS n, belum, selesai FROM tugas_bucket
+     WHERE ord = $1 AND leaf = $4 AND (k, n) < ($2, $3::bigint) ORDER BY k DESC, tugas_bucket.n DESC LIMIT 1`,
+    [...key, bucket.leaf],
   )
-  for (const row of loaded.rows.map(read)) {
-    const leaf = leaves.find((candidate) => candidate.node === row.node) as Leaf
-    leaf.buckets = entriesOf(row)
-  }
-  for (const row of pending) {
-    const leaf = leaves[holding(ord, leaves, row)] as Leaf
-    const buckets = leaf.buckets as Bucket[]
-    ;(buckets[holding(ord, buckets, row)] as Bucket)[row.status] += row.sign
-  }
-  // Runs of consecutive loaded leaves are re-cut as one.
+  const before = previous[0]
+  if (before === undefined || total(before) + total(bucket) > sizes.bucket) return 0
+  await db.query('DELETE FROM tugas_bucket WHERE (ord, k, n) = ($1, $2, $3::bigint)', key)
+  await db.query(
+    `UPDATE tugas_bucket SET belum = belum + $4, selesai = selesai + $5
+     WHERE (ord, k, n) = ($1, $2, $3::bigint)`,
+    [ord, before.k, before.n, bucket.belum, bucket.selesai],
+  )
+  return -1
+}
+
+/**
+ * Keeps an order's leaves between half and twice `sizes.leaf` buckets: a leaf grown past twice
+ * gives its second half to a new leaf; one below half joins the leaf before it when they fit.
+ */
+async function rebalance(db: Queryable, ord: Ord, leaves: Leaf[], sizes: BucketSizes) {
   const result: Leaf[] = []
-  for (let at = 0; at < leaves.length; ) {
-    const leaf = leaves[at] as Leaf
-    if (leaf.buckets === undefined) {
-      result.push(leaf)
-      at += 1
+  for (const leaf of leaves) {
+    const previous = result.at(-1)
+    if (
+      2 * leaf.buckets < sizes.leaf &&
+      previous &&
+      previous.buckets + leaf.buckets <= sizes.leaf
+    ) {
+      await db.query('UPDATE tugas_bucket SET leaf = $3 WHERE ord = $1 AND leaf = $2', [
+        ord,
+        leaf.leaf,
+        previous.leaf,
+      ])
+      previous.buckets += leaf.buckets
+      previous.belum += leaf.belum
+      previous.selesai += leaf.selesai
       continue
     }
-    const run: Bucket[] = []
-    let end = at
-    while (end < leaves.length && (leaves[end] as Leaf).buckets !== undefined) {
-      run.push(...((leaves[end] as Leaf).buckets as Bucket[]))
-      end += 1
+    if (leaf.buckets <= 2 * sizes.leaf) {
+      result.push(leaf)
+      continue
     }
-    const next = leaves[end]?.start ?? null
-    const buckets: Bucket[] = []
-    for (const [index, bucket] of run.entries()) {
-      if (bucket.belum < 0 || bucket.selesai < 0) return false
-      if (total(bucket) <= 2 * sizes.bucket) {
-        buckets.push(bucket)
-        continue
-      }
-      const to = run[index + 1]?.start ?? next
-      const rowsIn = await rowsBetween(db, ord, bucket.start, to)
-      const counted = cut(bucket.start, rowsIn, sizes.bucket)
-      const found = sum(counted)
-      if (found.belum !== bucket.belum || found.selesai !== bucket.selesai) return false
-      buckets.push(...counted)
+    const { rows } = await db.query<Counts & Place>(
+      `SELECT k, n::text AS n, belum, selesai FROM tugas_bucket WHERE ord = $1 AND leaf = $2
+       ORDER BY k, tugas_bucket.n`,
+      [ord, leaf.leaf],
+    )
+    const parts = chunks(rows, sizes.leaf)
+    const ids = [leaf.leaf, ...(await newLeaves(db, parts.length - 1))]
+    // From the last part back: each takes the buckets from its first on that are left.
+    for (let at = parts.length - 1; at > 0; at -= 1) {
+      const first = (parts[at] as Place[])[0] as Place
+      await db.query(
+        `UPDATE tugas_bucket SET leaf = $4 WHERE ord = $1 AND leaf = $5
+           AND (k, n) >= ($2, $3::bigint)`,
+        [ord, first.k, first.n, ids[at], leaf.leaf],
+      )
     }
-    for (let old = at; old < end; old += 1) {
-      await db.query('DELETE FROM tugas_directory WHERE ord = $1 AND node = $2', [
-        ord,
-        (leaves[old] as Leaf).node,
-      ])
+    for (const [at, part] of parts.entries()) {
+      result.push({ leaf: ids[at] as number, buckets: part.length, ...sum(part) })
     }
-    const parts = chunks(merged(buckets, sizes.bucket), sizes.leaf)
-    const nodes = await newNodes(db, parts.length)
-    for (const [index, part] of parts.entries()) {
-      const node = nodes[index] as number
-      await writeRow(db, ord, node, part)
-      result.push({ node, start: (part[0] as Bucket).start, ...sum(part) })
-    }
-    at = end
   }
-  await writeRow(db, ord, 0, result)
-  return true
+  return result
 }
 
 export interface FoldResult {
-  /** Pending rows folded into the directory. */
+  /** Pending rows folded into the counts. */
   folded: number
-  /** Whether the directory was made anew from every row. */
-  rebuilt: boolean
+  /**
+   * Whether every order's buckets were made anew from every row, and why: too many rows
+   * pending, no buckets yet, or counts that did not match the rows (a bug).
+   */
+  rebuilt: false | 'pending' | 'new' | 'mismatch'
 }
 
 /**
- * Folds every pending row this transaction sees into the directory of every order, in one
- * REPEATABLE READ transaction: the pending rows it deletes, the directory it reads and the rows
+ * Folds every pending row this transaction sees into the bucket counts of every order, in one
+ * REPEATABLE READ transaction: the pending rows it deletes, the counts it reads and the rows
  * it counts are one snapshot. Only one fold runs at a time; another that finds the lock taken
  * returns at once, leaving the rows to the next. Undefined when it did nothing for that reason,
  * or because a fold that ended just before its lock was taken wrote after its snapshot (the
@@ -420,26 +447,66 @@ function foldOnce(db: Queryable, sizes: BucketSizes): Promise<FoldResult | undef
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
     // A rebuild reads every task: longer than a request's statement may take.
     await client.query('SET LOCAL statement_timeout = 0')
-    const { rows: locked } = await client.query<{ locked: boolean }>(
-      'SELECT pg_try_advisory_xact_lock($1) AS locked',
+    const { rows: state } = await client.query<{ locked: boolean; pending: number; ords: number }>(
+      `SELECT pg_try_advisory_xact_lock($1) AS locked,
+         (SELECT count(*) FROM tugas_pending) AS pending,
+         (SELECT count(*) FROM tugas_directory) AS ords`,
       [FOLD_LOCK],
     )
-    if (!locked[0]?.locked) return undefined
-    const { rows: pending } = await client.query<Pending>(
-      'DELETE FROM tugas_pending RETURNING status, title_key AS key, id, sign',
-    )
-    if (pending.length === 0) return { folded: 0, rebuilt: false }
-    let rebuilt = pending.length >= sizes.rebuildAt
-    for (const ord of ORDS) {
-      if (!rebuilt && !(await add(client, ord, pending, sizes))) rebuilt = true
+    const { locked, pending, ords } = state[0] as { locked: boolean; pending: number; ords: number }
+    if (!locked) return undefined
+    if (pending === 0) return { folded: 0, rebuilt: false }
+    const rebuilt =
+      pending >= sizes.rebuildAt
+        ? 'pending'
+        : ords < ORDS.length
+          ? 'new'
+          : (await add(client, sizes))
+            ? false
+            : 'mismatch'
+    if (rebuilt !== false) {
+      await client.query('DELETE FROM tugas_pending')
+      for (const ord of ORDS) await rebuild(client, ord, sizes)
     }
-    if (rebuilt) for (const ord of ORDS) await rebuild(client, ord, sizes)
-    return { folded: pending.length, rebuilt }
+    return { folded: pending, rebuilt }
   })
 }
 
+function compareBigints(a: string, b: string): number {
+  const difference = BigInt(a) - BigInt(b)
+  return difference < 0n ? -1 : difference > 0n ? 1 : 0
+}
+
+/** Adds the pending rows, then resizes what they changed. False when a rebuild is needed. */
+async function add(db: Queryable, sizes: BucketSizes): Promise<boolean> {
+  const changed = await addPending(db)
+  const { rows } = await db.query<DirectoryRow>(READ_DIRECTORY)
+  const written = new Map<Ord, Leaf[]>()
+  for (const ord of ORDS) {
+    const leaves = leavesOf(rows.find((row) => row.ord === ord) as DirectoryRow)
+    const byId = new Map(leaves.map((leaf) => [leaf.leaf, leaf]))
+    // In the order: a bucket merged into the one before it changes that one's counts, which
+    // must then have been resized already.
+    const inOrder = changed
+      .filter((one) => one.ord === ord)
+      .sort((a, b) => Buffer.compare(a.start.k, b.start.k) || compareBigints(a.start.n, b.start.n))
+    for (const bucket of inOrder) {
+      const leaf = byId.get(Number(bucket.leaf))
+      if (leaf === undefined) return false
+      leaf.belum += bucket.addedBelum
+      leaf.selesai += bucket.addedSelesai
+      const grown = await resize(db, bucket, sizes)
+      if (grown === undefined) return false
+      leaf.buckets += grown
+    }
+    written.set(ord, await rebalance(db, ord, leaves, sizes))
+  }
+  await writeDirectories(db, written)
+  return true
+}
+
 /** Writes between two folds of one process. */
-export const FOLD_EVERY = 64
+export const FOLD_EVERY = 128
 
 /**
  * Folds in the background: after every FOLD_EVERY rows this process wrote, or when a page saw
@@ -451,6 +518,8 @@ export const FOLD_EVERY = 64
 export class Folder {
   #written = 0
   #running: Promise<unknown> | undefined
+  /** Folds that found counts not matching the rows, and rebuilt them: zero unless a bug. */
+  mismatches = 0
 
   constructor(
     private readonly db: Queryable,
@@ -481,6 +550,7 @@ export class Folder {
   /** One fold now, and the vacuum after it. */
   async fold(): Promise<FoldResult | undefined> {
     const result = await foldPending(this.db, this.sizes)
+    if (result?.rebuilt === 'mismatch') this.mismatches += 1
     if (result !== undefined && result.folded > 0) {
       await this.db.query('VACUUM (SKIP_LOCKED) tugas_pending')
     }

@@ -28,24 +28,26 @@ const ORDER: Record<SortField, [ascending: string, descending: string]> = {
 
 /**
  * The ids of a deep page, as `tugas_page_ids(order, status, offset, limit)` calls
- * (migrations/003): order 0 is ids ascending, 1 titles ascending, 2 titles descending. Ids
- * descending are the ascending ones counted from the end; sorting by status is each status's
- * rows by id, one status after the other.
+ * (migrations/003): order 0 is ids ascending, 1 titles ascending, 2 titles ascending with ties
+ * in descending id. Ids descending, and titles descending (ties in ascending id), are orders 0
+ * and 2 counted from their end; sorting by status is each status's rows by id, one status
+ * after the other.
  */
 function deepIds(sort: SortField, descending: boolean, filtered: boolean): string {
   const ids = (ord: number, status: string, offset: string, limit: string) =>
     `SELECT tugas_page_ids(${ord}::smallint, ${status}, ${offset}, ${limit}) AS id`
   const status = filtered ? '$3::text' : 'NULL::text'
-  if (sort === 'title') return ids(descending ? 2 : 1, status, '$2::bigint', '$1::bigint')
-  if (sort === 'id' && descending) {
-    return ids(
-      0,
+  const fromStart = (ord: number) => ids(ord, status, '$2::bigint', '$1::bigint')
+  const fromEnd = (ord: number) =>
+    ids(
+      ord,
       status,
       'greatest((SELECT total FROM counted) - $2::bigint - $1::bigint, 0)',
       'least($1::bigint, (SELECT total FROM counted) - $2::bigint)',
     )
-  }
-  if (sort === 'id' || filtered) return ids(0, status, '$2::bigint', '$1::bigint')
+  if (sort === 'title') return descending ? fromEnd(2) : fromStart(1)
+  if (sort === 'id') return descending ? fromEnd(0) : fromStart(0)
+  if (filtered) return fromStart(0)
   // By status, unfiltered: the first status's rows, then the second's.
   const [first, second] = descending ? ["'selesai'", "'belum'"] : ["'belum'", "'selesai'"]
   const inFirst = `(SELECT coalesce(sum(n), 0) FROM tugas_count WHERE status = ${first})::bigint`
@@ -77,10 +79,8 @@ export function pageStatement(sort: SortField, descending: boolean, filtered: bo
 }
 /**
  * The page statement for an offset under SHALLOW_OFFSET: the rows read in the order's index
- * and the table as they come, the skipped ones included. Cheaper there than skipping in the
- * index alone and then reading each of the page's rows by id; dearer past it. At a million
- * tasks, warm: 140 against 250 µs at offset 10, 290 against 310 at 1,000, 530 against 340 at
- * 2,000 (docs/performance.md#the-page-statement).
+ * and the table as they come, the skipped ones included. There as cheap as finding the bucket
+ * (docs/performance.md#the-page-statement); dearer past it.
  */
 function shallowPageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
   const where = filtered ? 'WHERE status = $3' : ''
@@ -93,7 +93,7 @@ function shallowPageStatement(sort: SortField, descending: boolean, filtered: bo
       (SELECT count(*) FROM tugas_pending) AS pending`
 }
 
-/** Offsets from which a page skips its offset in the index alone (pageStatement). */
+/** Offsets from which a page starts from its counted bucket (pageStatement). */
 export const SHALLOW_OFFSET = 100
 
 const PAGES = new Map<string, string>()
@@ -105,6 +105,13 @@ for (const sort of Object.keys(ORDER) as SortField[]) {
       PAGES.set(`${key}:shallow`, shallowPageStatement(sort, descending, filtered))
     }
   }
+}
+
+/** The statement of a page, and its values (bench/pg-pages.ts measures these). */
+export function pageQuery({ status, sort, descending, offset, limit }: TugasQuery) {
+  const depth = offset < SHALLOW_OFFSET ? 'shallow' : 'deep'
+  const text = PAGES.get(`${sort}:${descending}:${status !== undefined}:${depth}`) as string
+  return { text, values: status === undefined ? [limit, offset] : [limit, offset, status] }
 }
 
 const task = (row: Tugas): Tugas => ({ id: row.id, title: fromText(row.title), status: row.status })
@@ -136,11 +143,9 @@ export class PgTugasStore implements TugasStore {
     return (await this.db.query<Tugas>(`SELECT ${TASK} FROM tugas ORDER BY id`)).rows.map(task)
   }
 
-  async query({ status, sort, descending, offset, limit }: TugasQuery): Promise<TugasSlice> {
-    const depth = offset < SHALLOW_OFFSET ? 'shallow' : 'deep'
-    const statement = PAGES.get(`${sort}:${descending}:${status !== undefined}:${depth}`) as string
-    const values = status === undefined ? [limit, offset] : [limit, offset, status]
-    const result = await this.db.query<TugasSlice & { pending: number }>(statement, values)
+  async query(query: TugasQuery): Promise<TugasSlice> {
+    const { text, values } = pageQuery(query)
+    const result = await this.db.query<TugasSlice & { pending: number }>(text, values)
     const { items, total, pending } = first(result) as TugasSlice & { pending: number }
     this.folder?.seen(pending)
     return { items: items.map(task), total }

@@ -126,79 +126,124 @@ async function subject(kind: StoreKind): Promise<Subject> {
   return {
     store: new PgTugasStore(db, folder),
     fold: () => folder.fold(),
-    checkDirectory: () => checkDirectory(db),
+    checkDirectory: async () => {
+      await folder.idle()
+      assert.equal(folder.mismatches, 0, 'a fold found counts that did not match the rows')
+      await checkDirectory(db)
+    },
   }
 }
 
-interface DirectoryRow {
+interface BucketRow {
   ord: number
-  node: number
-  keys: (Buffer | null)[]
-  ids: (number | null)[]
-  nodes: number[] | null
-  before_all: number[]
+  k: Buffer
+  n: string
+  leaf: number
   belum: number
   selesai: number
 }
 
+interface DirectoryRow {
+  ord: number
+  leaves: number[]
+  buckets: number[]
+  before_all: number[]
+  before_belum: number[]
+  before_selesai: number[]
+}
+
+const compareBigints = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0)
+
 /**
- * With nothing pending, every order's directory counts exactly the rows from each entry to the
- * next, each bucket holds at most twice TINY.bucket rows and each leaf twice TINY.leaf buckets.
+ * With nothing pending, in every order: the first bucket starts before every row; each bucket
+ * counts exactly the rows from its start to the next one's, per status, and holds at most
+ * twice TINY.bucket rows; each leaf is a run of consecutive buckets, at most twice TINY.leaf,
+ * listed in order with its bucket count and the rows before it.
  */
 async function checkDirectory(db: Queryable): Promise<void> {
   const pending = await db.query('SELECT 1 FROM tugas_pending')
   assert.equal(pending.rowCount, 0, 'rows left pending after a fold')
-  const { rows } = await db.query<DirectoryRow>(
-    `SELECT ord, node, keys, ids::float8[] AS ids, nodes::float8[] AS nodes,
-       before_all::float8[] AS before_all, belum, selesai FROM tugas_directory`,
-  )
+  const buckets = (
+    await db.query<BucketRow>(
+      'SELECT ord, k, n::text AS n, leaf, belum, selesai FROM tugas_bucket b ORDER BY ord, k, b.n',
+    )
+  ).rows
+  const directories = (
+    await db.query<DirectoryRow>(
+      `SELECT ord, leaves::float8[] AS leaves, buckets, before_all::float8[] AS before_all,
+         before_belum::float8[] AS before_belum, before_selesai::float8[] AS before_selesai
+       FROM tugas_directory`,
+    )
+  ).rows
   const tasks = (
     await db.query<{ id: number; key: Buffer; status: TugasStatus }>(
       'SELECT id, title_key AS key, status FROM tugas',
     )
   ).rows
-  const orders = [
-    (a: { id: number }, b: { id: number }) => a.id - b.id,
-    (a: { id: number; key: Buffer }, b: { id: number; key: Buffer }) =>
-      Buffer.compare(a.key, b.key) || a.id - b.id,
-    (a: { id: number; key: Buffer }, b: { id: number; key: Buffer }) =>
-      Buffer.compare(b.key, a.key) || a.id - b.id,
-  ]
-  for (const [ord, compare] of orders.entries()) {
-    const top = rows.find((row) => row.ord === ord && row.node === 0) as DirectoryRow
-    assert.ok(top, `order ${ord} has a directory`)
-    const sorted = [...tasks].sort(compare)
-    const starts: { key: Buffer; id: number }[] = []
-    for (const [at, node] of (top.nodes as number[]).entries()) {
-      const leaf = rows.find((row) => row.ord === ord && row.node === node) as DirectoryRow
-      assert.ok(leaf.keys.length <= 2 * TINY.leaf, `leaf of ${leaf.keys.length} buckets`)
-      assert.deepEqual([leaf.keys[0], leaf.ids[0]], [top.keys[at], top.ids[at]])
-      for (const [i, key] of leaf.keys.entries()) {
-        if (at === 0 && i === 0) assert.equal(key, null, 'the first entry is the order start')
-        else
-          starts.push({
-            key: ord === 0 ? Buffer.alloc(0) : (key as Buffer),
-            id: leaf.ids[i] as number,
-          })
+  for (const ord of [0, 1, 2]) {
+    const places = tasks
+      .map((task) => ({
+        k: ord === 0 ? Buffer.alloc(0) : task.key,
+        n: BigInt(ord === 2 ? -task.id : task.id),
+        status: task.status,
+      }))
+      .sort((a, b) => Buffer.compare(a.k, b.k) || compareBigints(a.n, b.n))
+    const own = buckets.filter((bucket) => bucket.ord === ord)
+    assert.deepEqual(
+      [own[0]?.k.length, own[0]?.n],
+      [0, '-9223372036854775808'],
+      `order ${ord} start`,
+    )
+    let at = 0
+    for (const [index, bucket] of own.entries()) {
+      const next = own[index + 1]
+      const counts = { belum: 0, selesai: 0 }
+      while (
+        at < places.length &&
+        (next === undefined ||
+          (Buffer.compare((places[at] as { k: Buffer }).k, next.k) ||
+            compareBigints((places[at] as { n: bigint }).n, BigInt(next.n))) < 0)
+      ) {
+        counts[(places[at] as { status: TugasStatus }).status] += 1
+        at += 1
+      }
+      assert.deepEqual({ belum: bucket.belum, selesai: bucket.selesai }, counts, `order ${ord}`)
+      assert.ok(counts.belum + counts.selesai <= 2 * TINY.bucket, 'a bucket too large')
+    }
+    const directory = directories.find((row) => row.ord === ord) as DirectoryRow
+    // The leaves in the directory's order are the buckets' leaves in the buckets' order.
+    const runs: { leaf: number; buckets: number; rows: number; belum: number }[] = []
+    for (const bucket of own) {
+      const last = runs.at(-1)
+      if (last?.leaf === bucket.leaf) {
+        last.buckets += 1
+        last.rows += bucket.belum + bucket.selesai
+        last.belum += bucket.belum
+      } else {
+        const rows = bucket.belum + bucket.selesai
+        runs.push({ leaf: bucket.leaf, buckets: 1, rows, belum: bucket.belum })
       }
     }
-    // Bucket b holds the sorted rows from its start to the next one's.
-    const bounds = [
-      0,
-      ...starts.map((start) => sorted.findIndex((task) => compare(task, start) >= 0)),
-    ]
-    bounds.push(sorted.length)
-    const sizes = bounds.slice(1).map((end, b) => end - (bounds[b] as number))
-    for (const size of sizes) assert.ok(size <= 2 * TINY.bucket, `bucket of ${size} rows`)
-    // The cumulative counts, leaf by leaf, give the same sizes.
-    const counted: number[] = []
-    for (const node of top.nodes as number[]) {
-      const leaf = rows.find((row) => row.ord === ord && row.node === node) as DirectoryRow
-      for (const [i, before] of leaf.before_all.entries()) {
-        counted.push((leaf.before_all[i + 1] ?? leaf.belum + leaf.selesai) - before)
-      }
+    assert.deepEqual(
+      directory.leaves,
+      runs.map((run) => run.leaf),
+      `order ${ord}: leaves`,
+    )
+    assert.deepEqual(
+      directory.buckets,
+      runs.map((run) => run.buckets),
+      `order ${ord}: buckets`,
+    )
+    for (const run of runs) assert.ok(run.buckets <= 2 * TINY.leaf, 'a leaf too large')
+    let before = 0
+    let beforeBelum = 0
+    for (const [index, run] of runs.entries()) {
+      assert.equal(directory.before_all[index], before, `order ${ord}: rows before leaf ${index}`)
+      assert.equal(directory.before_belum[index], beforeBelum)
+      assert.equal(directory.before_selesai[index], before - beforeBelum)
+      before += run.rows
+      beforeBelum += run.belum
     }
-    assert.deepEqual(counted, sizes, `order ${ord}: bucket counts`)
   }
 }
 
