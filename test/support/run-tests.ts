@@ -65,8 +65,9 @@ function httpTestFiles(): string[] {
 const ALSO_ON_POSTGRES = ['test/surfaces/openapi/postman-collection.test.ts']
 
 /**
- * The pooler pass: every store-contract suite (each runs PostgreSQL), and the files that restart
- * the service on PostgreSQL, run two instances on it, or call every surface.
+ * The pooler pass: every store-contract suite (each runs PostgreSQL), the task list's pages under
+ * concurrent writes and folds of its counted buckets, and the files that restart the service on
+ * PostgreSQL, run two instances on it, or call every surface.
  */
 function poolerTestFiles(): string[] {
   const contracts = testFiles('test').filter(
@@ -80,6 +81,7 @@ function poolerTestFiles(): string[] {
     'test/pooler.test.ts',
     'test/two-instances.test.ts',
     'test/surfaces/openapi/postman-collection.test.ts',
+    'test/surfaces/tugas/pages.property.test.ts',
   ].sort()
 }
 

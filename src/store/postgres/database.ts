@@ -24,9 +24,23 @@ export interface PoolStats {
   waiting: number
 }
 
+/** What a statement may ask beyond its text and values. */
+export interface QueryOptions {
+  /**
+   * How long to wait for its answer, instead of the statement timeout plus 1 s: for work that
+   * is not a request's (counting every task anew), run in a transaction that lifts the
+   * server's timeout too (`SET LOCAL statement_timeout = 0`).
+   */
+  waitMs?: number
+}
+
 /** Something that runs a statement: the pool, or one client inside a transaction. */
 export interface Queryable {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>
+  query<R extends pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    options?: QueryOptions,
+  ): Promise<pg.QueryResult<R>>
   /**
    * Runs `work` in one transaction: committed when it resolves, rolled back when it throws.
    * Inside a transaction already, `work` runs in that one (it commits or rolls back with it).
@@ -144,8 +158,12 @@ export class Database implements Queryable {
     return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }
   }
 
-  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]) {
-    return this.#onPool((pool) => pool.query<R>(prepared(text, values, this.#named)))
+  async query<R extends pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    options?: QueryOptions,
+  ) {
+    return this.#onPool((pool) => pool.query<R>(prepared(text, values, this.#named, options)))
   }
 
   /**
@@ -155,8 +173,8 @@ export class Database implements Queryable {
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#onPool((pool) => pool.connect())
     const inTransaction: Queryable = {
-      query: (text, values) =>
-        unavailableAs(() => client.query(prepared(text, values, this.#named))),
+      query: (text, values, options) =>
+        unavailableAs(() => client.query(prepared(text, values, this.#named, options))),
       transaction: (nested) => nested(inTransaction),
     }
     let broken: Error | undefined
@@ -201,15 +219,22 @@ const statementNames = new Map<string, string>()
  * planned each time, as behind a pooler it must be. A text without values (`BEGIN`, the
  * schema's several commands at once) goes by the simple protocol, which takes several commands.
  */
-function prepared(text: string, values: unknown[] | undefined, named: boolean): pg.QueryConfig {
-  if (values === undefined) return { text }
-  if (!named) return { text, values }
+function prepared(
+  text: string,
+  values: unknown[] | undefined,
+  named: boolean,
+  options?: QueryOptions,
+): pg.QueryConfig {
+  // The driver's own option, per statement; not in its types.
+  const waiting = options?.waitMs === undefined ? {} : { query_timeout: options.waitMs }
+  if (values === undefined) return { text, ...waiting }
+  if (!named) return { text, values, ...waiting }
   let name = statementNames.get(text)
   if (name === undefined) {
     name = `tugas_${statementNames.size + 1}`
     statementNames.set(text, name)
   }
-  return { name, text, values }
+  return { name, text, values, ...waiting }
 }
 
 /** Whether the server refused to open a connection with `parameter` among its settings. */

@@ -24,6 +24,9 @@ export interface BucketSizes {
  */
 export const DEFAULT_SIZES: BucketSizes = { bucket: 128, leaf: 32, rebuildAt: 50_000 }
 
+/** How long a statement that counts every task may take: no request waits for it. */
+const COUNTING_MS = 3_600_000
+
 /** The lock a fold holds for its transaction: one fold at a time, over every process. */
 const FOLD_LOCK = 7_265_738_402
 
@@ -245,9 +248,12 @@ async function rebuild(db: Queryable, ord: Ord, sizes: BucketSizes): Promise<voi
      WHERE row % $1 = 1 % $1
      ORDER BY row`,
     [sizes.bucket],
+    { waitMs: COUNTING_MS },
   )
   const { rows: totals } = await db.query<{ all: number; belum: number }>(
     `SELECT count(*) AS all, count(*) FILTER (WHERE status = 'belum') AS belum FROM tugas`,
+    undefined,
+    { waitMs: COUNTING_MS },
   )
   const whole = totals[0] as { all: number; belum: number }
   const buckets: Bucket[] = rows.map((row, at) => {
@@ -305,6 +311,8 @@ async function addPending(db: Queryable): Promise<Changed[]> {
      FROM added a WHERE (t.ord, t.k, t.n) = (a.ord, a.k, a.n)
      RETURNING t.ord, t.k, t.n::text AS n, t.leaf, t.belum, t.selesai,
        a.belum AS "addedBelum", a.selesai AS "addedSelesai"`,
+    undefined,
+    { waitMs: COUNTING_MS },
   )
   return rows.map((row) => ({ ...row, start: { k: row.k, n: row.n } }))
 }
@@ -465,7 +473,7 @@ function foldOnce(db: Queryable, sizes: BucketSizes): Promise<FoldResult | undef
             ? false
             : 'mismatch'
     if (rebuilt !== false) {
-      await client.query('DELETE FROM tugas_pending')
+      await client.query('DELETE FROM tugas_pending', undefined, { waitMs: COUNTING_MS })
       for (const ord of ORDS) await rebuild(client, ord, sizes)
     }
     return { folded: pending, rebuilt }
