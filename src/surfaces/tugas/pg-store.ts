@@ -63,7 +63,7 @@ function deepIds(sort: SortField, descending: boolean, filtered: boolean): strin
  * a page past the end reads nothing but the counts. Only the page's rows are then read from
  * the table (docs/performance.md#counted-buckets).
  */
-export function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
+function pageStatement(sort: SortField, descending: boolean, filtered: boolean): string {
   const filter = filtered ? 'status = $3' : 'true'
   const order = ORDER[sort][descending ? 1 : 0]
   return `WITH counted AS (
