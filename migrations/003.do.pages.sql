@@ -22,16 +22,19 @@ DROP INDEX tugas_status_title_desc;
 CREATE INDEX tugas_title_desc ON tugas (title_key, (-id)) INCLUDE (id);
 CREATE INDEX tugas_status_title_desc ON tugas (status, title_key, (-id)) INCLUDE (id);
 
--- Rows added (+1) or removed (-1) that are not in the counts yet. No index: a page reads them
--- all, and folding keeps them few; the service vacuums the table after each fold.
+-- Rows added (+1) or removed (-1) that are not in the counts yet, few at any time: each fold
+-- deletes those it counted. Every reader asks for `seq >= 0`, so that after a burst, while
+-- the table keeps its size until a vacuum can shorten it (writers appending at its end may
+-- keep that from happening for a long time), the planner reads the few live rows through the
+-- index instead of every page. The tasks there already are not added: the first fold, finding
+-- no buckets, counts every task.
 CREATE TABLE tugas_pending (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   status text NOT NULL,
   title_key bytea NOT NULL,
   id bigint NOT NULL,
   sign smallint NOT NULL
 );
--- The tasks there already: the first fold counts them all.
-INSERT INTO tugas_pending (status, title_key, id, sign) SELECT status, title_key, id, 1 FROM tugas;
 
 -- A bucket: its first place in the order, its leaf, and its rows per status. The first bucket
 -- of each order starts at ('', the smallest bigint), before every row.
@@ -67,12 +70,12 @@ BEGIN
     UPDATE tugas_count c SET n = c.n + d.k
       FROM (SELECT status, count(*) AS k FROM new_rows GROUP BY status) d
       WHERE c.status = d.status AND c.slot = pg_backend_pid() % 16;
-    INSERT INTO tugas_pending SELECT status, title_key, id, 1 FROM new_rows;
+    INSERT INTO tugas_pending (status, title_key, id, sign) SELECT status, title_key, id, 1 FROM new_rows;
   ELSIF TG_OP = 'DELETE' THEN
     UPDATE tugas_count c SET n = c.n - d.k
       FROM (SELECT status, count(*) AS k FROM old_rows GROUP BY status) d
       WHERE c.status = d.status AND c.slot = pg_backend_pid() % 16;
-    INSERT INTO tugas_pending SELECT status, title_key, id, -1 FROM old_rows;
+    INSERT INTO tugas_pending (status, title_key, id, sign) SELECT status, title_key, id, -1 FROM old_rows;
   ELSE
     UPDATE tugas_count c SET n = c.n + d.k
       FROM (SELECT status, sum(k) AS k FROM (
@@ -80,7 +83,7 @@ BEGIN
         GROUP BY status HAVING sum(k) <> 0) d
       WHERE c.status = d.status AND c.slot = pg_backend_pid() % 16;
     -- Only rows whose place in some order changed.
-    INSERT INTO tugas_pending
+    INSERT INTO tugas_pending (status, title_key, id, sign)
       SELECT o.status, o.title_key, o.id, -1 FROM old_rows o JOIN new_rows n USING (id)
         WHERE o.status <> n.status OR o.title_key <> n.title_key
       UNION ALL
@@ -112,7 +115,7 @@ BEGIN
   -- Pending additions can only move a row later: aiming that many rows early, the bucket
   -- found never starts after row p, and the skip is never negative.
   SELECT p - count(*) INTO target FROM tugas_pending t
-    WHERE t.sign > 0 AND (s IS NULL OR t.status = s);
+    WHERE t.seq >= 0 AND t.sign > 0 AND (s IS NULL OR t.status = s);
   IF target > 0 THEN
     SELECT width_bucket(target, CASE s WHEN 'belum' THEN d.before_belum
         WHEN 'selesai' THEN d.before_selesai ELSE d.before_all END)
@@ -138,7 +141,7 @@ BEGIN
   END IF;
   -- The pending rows before the bucket's first place, in the order.
   SELECT p - before - coalesce(sum(t.sign), 0) INTO skip FROM tugas_pending t
-    WHERE (s IS NULL OR t.status = s) AND CASE o
+    WHERE t.seq >= 0 AND (s IS NULL OR t.status = s) AND CASE o
       WHEN 0 THEN t.id < tugas_locate.n
       WHEN 1 THEN (t.title_key, t.id) < (tugas_locate.k, tugas_locate.n)
       ELSE (t.title_key, -t.id) < (tugas_locate.k, tugas_locate.n) END;
@@ -180,3 +183,7 @@ BEGIN
   END IF;
 END
 $$;
+
+-- Pending rows, counted up to `up_to`: whether a fold is due (see tugas_pending).
+CREATE FUNCTION tugas_pending_rows(up_to int) RETURNS bigint LANGUAGE sql STABLE
+  RETURN (SELECT count(*) FROM (SELECT FROM tugas_pending WHERE seq >= 0 LIMIT up_to) AS few);

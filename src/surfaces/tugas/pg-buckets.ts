@@ -56,19 +56,25 @@ const ORDER: Record<Ord, { k: string; n: string }> = {
 /** The ORDER BY of an order, as its index has it. */
 const orderBy = (ord: Ord) => (ord === 0 ? 'id' : `title_key, ${ORDER[ord].n}`)
 
-interface PlacedRow extends Place {
-  status: 'belum' | 'selesai'
+interface Bucket extends Counts {
+  start: Place
 }
 
-/** The rows from `from` (inclusive) to `to` (exclusive, or the end), in the order. */
-async function rowsBetween(
+/**
+ * The rows from `from` (inclusive) to `to` (exclusive; either end of the order where not
+ * given) cut into buckets of `size`, the first starting at `start`: the database numbers the
+ * rows and returns only each bucket's first, with the rows before it, so that what crosses to
+ * the service is one row per bucket, not per task.
+ */
+async function cutBetween(
   db: Queryable,
   ord: Ord,
-  from: Place,
-  to: Place | undefined,
-): Promise<PlacedRow[]> {
+  start: Place,
+  range: { from?: Place; to?: Place },
+  size: number,
+): Promise<Bucket[]> {
   const { k, n } = ORDER[ord]
-  const values: unknown[] = []
+  const values: unknown[] = [size]
   const bound = (place: Place, operator: string) => {
     values.push(place.n)
     const id = `$${values.length}::bigint`
@@ -76,29 +82,32 @@ async function rowsBetween(
     values.push(place.k)
     return `(title_key, ${n}) ${operator} ($${values.length}::bytea, ${id})`
   }
-  const where = [bound(from, '>='), ...(to === undefined ? [] : [bound(to, '<')])]
-  const { rows } = await db.query<PlacedRow>(
-    `SELECT ${k} AS k, (${n})::text AS n, status FROM tugas WHERE ${where.join(' AND ')}
-     ORDER BY ${orderBy(ord)}`,
+  const where = [
+    ...(range.from === undefined ? [] : [bound(range.from, '>=')]),
+    ...(range.to === undefined ? [] : [bound(range.to, '<')]),
+  ]
+  const { rows } = await db.query<
+    Place & { before: number; beforeBelum: number; all: number; allBelum: number }
+  >(
+    `SELECT k, n::text AS n, row - 1 AS before, belum - (status = 'belum')::int AS "beforeBelum",
+       count_all AS all, belum_all AS "allBelum"
+     FROM (SELECT ${k} AS k, ${n} AS n, status, row_number() OVER w AS row,
+         count(*) FILTER (WHERE status = 'belum') OVER w AS belum,
+         count(*) OVER () AS count_all, count(*) FILTER (WHERE status = 'belum') OVER () AS belum_all
+       FROM tugas WHERE ${where.join(' AND ') || 'true'}
+       WINDOW w AS (ORDER BY ${orderBy(ord)} ROWS UNBOUNDED PRECEDING)) numbered
+     WHERE row % $1 = 1 % $1
+     ORDER BY row`,
     values,
+    { waitMs: COUNTING_MS },
   )
-  return rows
-}
-
-interface Bucket extends Counts {
-  start: Place
-}
-
-/** Rows (in order, starting at `start`) cut into buckets of `size`; one empty bucket for none. */
-function cut(start: Place, rows: PlacedRow[], size: number): Bucket[] {
-  const buckets: Bucket[] = []
-  for (const [at, row] of rows.entries()) {
-    if (at % size === 0) {
-      buckets.push({ start: at === 0 ? start : { k: row.k, n: row.n }, belum: 0, selesai: 0 })
-    }
-    ;(buckets.at(-1) as Bucket)[row.status] += 1
-  }
-  return buckets.length > 0 ? buckets : [{ start, belum: 0, selesai: 0 }]
+  if (rows.length === 0) return [{ start, belum: 0, selesai: 0 }]
+  return rows.map((row, at) => {
+    const next = rows[at + 1]
+    const all = (next?.before ?? row.all) - row.before
+    const belum = (next?.beforeBelum ?? row.allBelum) - row.beforeBelum
+    return { start: at === 0 ? start : { k: row.k, n: row.n }, belum, selesai: all - belum }
+  })
 }
 
 function sum(items: Counts[]): Counts {
@@ -141,7 +150,7 @@ interface DirectoryRow {
 const READ_DIRECTORY = `SELECT ord, array_to_string(leaves, ',') AS leaves,
     array_to_string(buckets, ',') AS buckets, array_to_string(before_belum, ',') AS before_belum,
     array_to_string(before_selesai, ',') AS before_selesai, belum, selesai
-  FROM tugas_directory`
+  FROM tugas_directory WHERE ord = ANY ($1::smallint[])`
 
 function leavesOf(row: DirectoryRow): Leaf[] {
   const numbers = (text: string) => text.split(',').map(Number)
@@ -233,36 +242,9 @@ async function insertBuckets(db: Queryable, ord: Ord, buckets: (Bucket & { leaf:
 /** The first bucket's place, before every row of every order. */
 const ORDER_START: Place = { k: Buffer.alloc(0), n: '-9223372036854775808' }
 
-/**
- * An order's buckets and leaves made anew from every row: the database numbers the rows in
- * the order and returns the first of every `sizes.bucket`, with the rows before it.
- */
+/** An order's buckets and leaves made anew from every row. */
 async function rebuild(db: Queryable, ord: Ord, sizes: BucketSizes): Promise<void> {
-  const { k, n } = ORDER[ord]
-  const { rows } = await db.query<PlacedRow & { before: number; beforeBelum: number }>(
-    `SELECT k, n::text AS n, status, row - 1 AS before,
-       belum - (status = 'belum')::int AS "beforeBelum"
-     FROM (SELECT ${k} AS k, ${n} AS n, status, row_number() OVER w AS row,
-         count(*) FILTER (WHERE status = 'belum') OVER w AS belum
-       FROM tugas WINDOW w AS (ORDER BY ${orderBy(ord)} ROWS UNBOUNDED PRECEDING)) numbered
-     WHERE row % $1 = 1 % $1
-     ORDER BY row`,
-    [sizes.bucket],
-    { waitMs: COUNTING_MS },
-  )
-  const { rows: totals } = await db.query<{ all: number; belum: number }>(
-    `SELECT count(*) AS all, count(*) FILTER (WHERE status = 'belum') AS belum FROM tugas`,
-    undefined,
-    { waitMs: COUNTING_MS },
-  )
-  const whole = totals[0] as { all: number; belum: number }
-  const buckets: Bucket[] = rows.map((row, at) => {
-    const next = rows[at + 1]
-    const all = (next?.before ?? whole.all) - row.before
-    const belum = (next?.beforeBelum ?? whole.belum) - row.beforeBelum
-    return { start: at === 0 ? ORDER_START : row, belum, selesai: all - belum }
-  })
-  if (buckets.length === 0) buckets.push({ start: ORDER_START, belum: 0, selesai: 0 })
+  const buckets = await cutBetween(db, ord, ORDER_START, {}, sizes.bucket)
   const parts = chunks(buckets, sizes.leaf)
   const ids = await newLeaves(db, parts.length)
   await db.query('DELETE FROM tugas_bucket WHERE ord = $1', [ord])
@@ -293,11 +275,12 @@ interface Changed extends Bucket {
  */
 async function addPending(db: Queryable): Promise<Changed[]> {
   const { rows } = await db.query<Changed & { k: Buffer; n: string }>(
-    `WITH pending AS (DELETE FROM tugas_pending RETURNING status, title_key, id, sign),
+    `WITH pending AS (
+       DELETE FROM tugas_pending WHERE seq >= 0 RETURNING status, title_key, id, sign),
      placed AS (
        SELECT o.ord, CASE WHEN o.ord = 0 THEN ''::bytea ELSE p.title_key END AS k,
          CASE WHEN o.ord = 2 THEN -p.id ELSE p.id END AS n, p.status, p.sign
-       FROM pending p CROSS JOIN (VALUES (0::smallint), (1::smallint), (2::smallint)) AS o (ord)),
+       FROM pending p CROSS JOIN unnest($1::smallint[]) AS o (ord)),
      added AS (
        SELECT b.ord, b.k, b.n,
          coalesce(sum(placed.sign) FILTER (WHERE placed.status = 'belum'), 0) AS belum,
@@ -311,7 +294,8 @@ async function addPending(db: Queryable): Promise<Changed[]> {
      FROM added a WHERE (t.ord, t.k, t.n) = (a.ord, a.k, a.n)
      RETURNING t.ord, t.k, t.n::text AS n, t.leaf, t.belum, t.selesai,
        a.belum AS "addedBelum", a.selesai AS "addedSelesai"`,
-    undefined,
+    // A value, so that the statement is prepared once per connection, not planned each time.
+    [ORDS],
     { waitMs: COUNTING_MS },
   )
   return rows.map((row) => ({ ...row, start: { k: row.k, n: row.n } }))
@@ -338,8 +322,9 @@ async function resize(
        ORDER BY k, tugas_bucket.n LIMIT 1`,
       key,
     )
-    const rows = await rowsBetween(db, ord, start, next[0])
-    const [first, ...rest] = cut(start, rows, sizes.bucket) as [Bucket, ...Bucket[]]
+    const range = { from: start, ...(next[0] && { to: next[0] }) }
+    const pieces = await cutBetween(db, ord, start, range, sizes.bucket)
+    const [first, ...rest] = pieces as [Bucket, ...Bucket[]]
     const found = sum([first, ...rest])
     if (found.belum !== bucket.belum || found.selesai !== bucket.selesai) return undefined
     await db.query(
@@ -452,12 +437,13 @@ export async function foldPending(
 
 function foldOnce(db: Queryable, sizes: BucketSizes): Promise<FoldResult | undefined> {
   return db.transaction(async (client) => {
-    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ')
     // A rebuild reads every task: longer than a request's statement may take.
-    await client.query('SET LOCAL statement_timeout = 0')
+    await client.query(
+      'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; SET LOCAL statement_timeout = 0',
+    )
     const { rows: state } = await client.query<{ locked: boolean; pending: number; ords: number }>(
       `SELECT pg_try_advisory_xact_lock($1) AS locked,
-         (SELECT count(*) FROM tugas_pending) AS pending,
+         (SELECT count(*) FROM tugas_pending WHERE seq >= 0) AS pending,
          (SELECT count(*) FROM tugas_directory) AS ords`,
       [FOLD_LOCK],
     )
@@ -488,7 +474,7 @@ function compareBigints(a: string, b: string): number {
 /** Adds the pending rows, then resizes what they changed. False when a rebuild is needed. */
 async function add(db: Queryable, sizes: BucketSizes): Promise<boolean> {
   const changed = await addPending(db)
-  const { rows } = await db.query<DirectoryRow>(READ_DIRECTORY)
+  const { rows } = await db.query<DirectoryRow>(READ_DIRECTORY, [ORDS])
   const written = new Map<Ord, Leaf[]>()
   for (const ord of ORDS) {
     const leaves = leavesOf(rows.find((row) => row.ord === ord) as DirectoryRow)

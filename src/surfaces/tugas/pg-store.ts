@@ -6,7 +6,7 @@ import { anyRowChanged, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { SortField } from './list-query.js'
-import type { Folder } from './pg-buckets.js'
+import { FOLD_EVERY, type Folder } from './pg-buckets.js'
 import type { TugasInput } from './rules.js'
 import type { Komentar, Tugas } from './schemas.js'
 import { titleSortKey } from './sort-key.js'
@@ -75,7 +75,7 @@ function pageStatement(sort: SortField, descending: boolean, filtered: boolean):
       WHERE id = ANY ((SELECT array_agg(id) FROM keys)::bigint[]))
     SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'title', title, 'status', status)
         ORDER BY ${order}) FROM page), '[]') AS items,
-      (SELECT total FROM counted) AS total, (SELECT count(*) FROM tugas_pending) AS pending`
+      (SELECT total FROM counted) AS total, tugas_pending_rows(${FOLD_EVERY}) AS pending`
 }
 /**
  * The page statement for an offset under SHALLOW_OFFSET: the rows read in the order's index
@@ -90,7 +90,7 @@ function shallowPageStatement(sort: SortField, descending: boolean, filtered: bo
     SELECT coalesce((SELECT json_agg(json_build_object('id', id, 'title', title, 'status', status)
         ORDER BY ${order}) FROM page), '[]') AS items,
       (SELECT coalesce(sum(n), 0) FROM tugas_count ${where})::bigint AS total,
-      (SELECT count(*) FROM tugas_pending) AS pending`
+      tugas_pending_rows(${FOLD_EVERY}) AS pending`
 }
 
 /** Offsets from which a page starts from its counted bucket (pageStatement). */
