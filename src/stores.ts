@@ -63,11 +63,12 @@ export function createMemoryStores(now: () => Date = () => new Date()): Stores {
 
 /**
  * Stores over PostgreSQL: the pool, or one transaction's client (the seed). Over the pool, the
- * task list's counted buckets are kept up in the background (Folder).
+ * task list's counted buckets are kept up in the background (Folder), on a connection of its
+ * own.
  */
 export function createPostgresStores(db: Queryable, now: () => Date = () => new Date()): Stores {
   return {
-    tugas: new PgTugasStore(db, db instanceof Database ? new Folder(db) : undefined),
+    tugas: new PgTugasStore(db, db instanceof Database ? new Folder(db.background()) : undefined),
     compact: new PgCompactStore(db),
     todos: new PgTodoStore(db, now),
     users: new PgUserStore(db, now),

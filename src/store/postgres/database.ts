@@ -203,8 +203,23 @@ export class Database implements Queryable {
     }
   }
 
+  #background: Database | undefined
+
+  /**
+   * A connection of its own, for work no request waits for (folding the task list's counted
+   * buckets), so that it never holds one of the pool's while requests queue for them. Opened
+   * when first used; closed with this one.
+   */
+  background(): Database {
+    this.#background ??= new Database({ ...this.#options, poolSize: 1 })
+    return this.#background
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.#pool, ...this.#retired].map((pool) => pool.end()))
+    await Promise.all([
+      ...[this.#pool, ...this.#retired].map((pool) => pool.end()),
+      this.#background?.close(),
+    ])
   }
 }
 
