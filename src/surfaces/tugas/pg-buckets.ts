@@ -70,32 +70,35 @@ async function cutBetween(
   db: Queryable,
   ord: Ord,
   start: Place,
-  range: { from?: Place; to?: Place },
+  range: { from?: Place; to?: Place; atMost?: number },
   size: number,
 ): Promise<Bucket[]> {
   const { k, n } = ORDER[ord]
-  const values: unknown[] = [size]
-  const bound = (place: Place, operator: string) => {
+  const values: unknown[] = [size, range.atMost ?? null]
+  /** A bound on the place `[key, number]`, as the table's columns or the query's own. */
+  const bound = (place: Place, operator: string, [key, number]: [string, string]) => {
     values.push(place.n)
     const id = `$${values.length}::bigint`
-    if (ord === 0) return `id ${operator} ${id}`
+    if (ord === 0) return `${number} ${operator} ${id}`
     values.push(place.k)
-    return `(title_key, ${n}) ${operator} ($${values.length}::bytea, ${id})`
+    return `(${key}, ${number}) ${operator} ($${values.length}::bytea, ${id})`
   }
-  const where = [
-    ...(range.from === undefined ? [] : [bound(range.from, '>=')]),
-    ...(range.to === undefined ? [] : [bound(range.to, '<')]),
-  ]
+  const after = range.from === undefined ? 'true' : bound(range.from, '>=', [k, n])
+  const before = range.to === undefined ? 'true' : bound(range.to, '<', ['k', 'n'])
   const { rows } = await db.query<
     Place & { before: number; beforeBelum: number; all: number; allBelum: number }
   >(
     `SELECT k, n::text AS n, row - 1 AS before, belum - (status = 'belum')::int AS "beforeBelum",
        count_all AS all, belum_all AS "allBelum"
-     FROM (SELECT ${k} AS k, ${n} AS n, status, row_number() OVER w AS row,
+     FROM (SELECT k, n, status, row_number() OVER w AS row,
          count(*) FILTER (WHERE status = 'belum') OVER w AS belum,
          count(*) OVER () AS count_all, count(*) FILTER (WHERE status = 'belum') OVER () AS belum_all
-       FROM tugas WHERE ${where.join(' AND ') || 'true'}
-       WINDOW w AS (ORDER BY ${orderBy(ord)} ROWS UNBOUNDED PRECEDING)) numbered
+       -- In the order's index from the first place, at most $2 rows (null: all), then only those
+       -- before the last place: given both bounds at once, the planner reads a whole run of
+       -- equal titles in another index.
+       FROM (SELECT * FROM (SELECT ${k} AS k, ${n} AS n, status FROM tugas WHERE ${after}
+           ORDER BY ${orderBy(ord)} LIMIT $2::bigint) limited WHERE ${before}) ranged
+       WINDOW w AS (ORDER BY k, n ROWS UNBOUNDED PRECEDING)) numbered
      WHERE row % $1 = 1 % $1
      ORDER BY row`,
     values,
@@ -322,7 +325,8 @@ async function resize(
        ORDER BY k, tugas_bucket.n LIMIT 1`,
       key,
     )
-    const range = { from: start, ...(next[0] && { to: next[0] }) }
+    // One row more than counted: a bucket holding more rows than its counts then shows.
+    const range = { from: start, ...(next[0] && { to: next[0] }), atMost: total(bucket) + 1 }
     const pieces = await cutBetween(db, ord, start, range, sizes.bucket)
     const [first, ...rest] = pieces as [Bucket, ...Bucket[]]
     const found = sum([first, ...rest])
@@ -500,7 +504,7 @@ async function add(db: Queryable, sizes: BucketSizes): Promise<boolean> {
 }
 
 /** Writes between two folds of one process. */
-export const FOLD_EVERY = 128
+export const FOLD_EVERY = 512
 
 /**
  * Folds in the background: after every FOLD_EVERY rows this process wrote, or when a page saw
