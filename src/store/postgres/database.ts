@@ -32,12 +32,6 @@ export interface QueryOptions {
    * server's timeout too (`SET LOCAL statement_timeout = 0`).
    */
   waitMs?: number
-  /**
-   * Planned for its values every time, never prepared by name: for a statement whose best plan
-   * depends on them (a range between two row comparisons), where a plan made once for any
-   * values scans far more than the range.
-   */
-  planEachTime?: boolean
 }
 
 /** Something that runs a statement: the pool, or one client inside a transaction. */
@@ -249,7 +243,7 @@ function prepared(
   // The driver's own option, per statement; not in its types.
   const waiting = options?.waitMs === undefined ? {} : { query_timeout: options.waitMs }
   if (values === undefined) return { text, ...waiting }
-  if (!named || options?.planEachTime) return { text, values, ...waiting }
+  if (!named) return { text, values, ...waiting }
   let name = statementNames.get(text)
   if (name === undefined) {
     name = `tugas_${statementNames.size + 1}`
