@@ -2,11 +2,11 @@
 // measured load.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import pg from 'pg'
+import { freePort } from '../test/support/ports.js'
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url))
 
@@ -124,18 +124,6 @@ export async function startQuietServer(
     throw new Error(`${args.join(' ')} did not answer on ${base} within 20 s`)
   })()
   return { child, url }
-}
-
-/** A port no one listens on now: the kernel's pick for a listener closed at once. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 }
 
 /** SIGTERM, then SIGKILL if the process has not exited within 5 s. */

@@ -8,10 +8,11 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { chmod, mkdtemp, writeFile } from 'node:fs/promises'
-import { type AddressInfo, createServer, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { freePort } from './ports.js'
 import { skipFor } from './services.js'
 
 /** Whether this process runs its PostgreSQL tests through PgBouncer. */
@@ -151,18 +152,6 @@ async function until(url: string, problem: () => string, statement = 'SELECT 1')
     }
   }
   throw new Error(problem())
-}
-
-/** A port no one listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo
-      probe.close(() => resolve(port))
-    })
-  })
 }
 
 let shared: Promise<Pgbouncer> | undefined
