@@ -344,8 +344,8 @@ async function main(): Promise<void> {
     throw new Error(`BENCH_DURATION=${process.env.BENCH_DURATION} must be a number of seconds > 0`)
   }
   const only = process.env.BENCH_ONLY || undefined
-  if (only !== undefined && !['scale', 'scale-pg', 'workers', 'hot'].includes(only)) {
-    throw new Error(`BENCH_ONLY=${only}: only scale, scale-pg, workers or hot runs alone`)
+  if (only !== undefined && !['scale', 'scale-pg', 'workers', 'hot', 'pg'].includes(only)) {
+    throw new Error(`BENCH_ONLY=${only}: only scale, scale-pg, workers, hot or pg runs alone`)
   }
   const scale = (store: ScaleStore) =>
     runScale({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, store })
@@ -372,40 +372,45 @@ async function main(): Promise<void> {
     const seedFile = join(dir, 'seed.json')
     await writeFile(seedFile, seedDocument(SEED_TASKS))
 
-    const bare = startServer([join(ROOT, 'bench/bare-server.mjs')], {})
-    children.push(bare.child)
-    const service = startServer(SERVICE_ARGS, {
-      PORT: '0',
-      HOST: '127.0.0.1',
-      SEED_FILE: seedFile,
-      LOG_LEVEL: 'info',
-    })
-    children.push(service.child)
-    // Awaited together, so a server that fails to start is reported whichever one it is.
-    const [bareUrl, serviceUrl] = await Promise.all([bare.url, service.url])
-    const urls: Partial<Record<Server, string>> = { bare: bareUrl, service: serviceUrl }
+    const urls: Partial<Record<Server, string>> = {}
+    const rows: Row[] = []
+    // BENCH_ONLY=pg: the PostgreSQL column alone.
+    if (only !== 'pg') {
+      const bare = startServer([join(ROOT, 'bench/bare-server.mjs')], {})
+      children.push(bare.child)
+      const service = startServer(SERVICE_ARGS, {
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SEED_FILE: seedFile,
+        LOG_LEVEL: 'info',
+      })
+      children.push(service.child)
+      // Awaited together, so a server that fails to start is reported whichever one it is.
+      const [bareUrl, serviceUrl] = await Promise.all([bare.url, service.url])
+      Object.assign(urls, { bare: bareUrl, service: serviceUrl })
 
-    // BENCH_ONLY=hot: the warn targets beside the bare server, nothing else.
-    const rows = only === 'hot' ? [] : await run(targets, urls)
-    await stop(service.child)
+      // BENCH_ONLY=hot: the warn targets beside the bare server, nothing else.
+      if (only !== 'hot') rows.push(...(await run(targets, urls)))
+      await stop(service.child)
 
-    const quiet = await startQuietServer(SERVICE_ARGS, {
-      HOST: '127.0.0.1',
-      SEED_FILE: seedFile,
-      LOG_LEVEL: 'warn',
-    })
-    children.push(quiet.child)
-    const reference = join(ROOT, 'bench/fastify-reference.mjs')
-    const fastify = startServer([reference], { REFERENCE: 'bare' })
-    const contract = startServer([reference], { REFERENCE: 'contract' })
-    children.push(fastify.child, contract.child)
-    ;[urls['service, warn'], urls.fastify, urls['fastify, contract']] = await Promise.all([
-      quiet.url,
-      fastify.url,
-      contract.url,
-    ])
-    rows.push(...(await run(warnTargets, urls)))
-    await Promise.all([quiet, fastify, contract].map(({ child }) => stop(child)))
+      const quiet = await startQuietServer(SERVICE_ARGS, {
+        HOST: '127.0.0.1',
+        SEED_FILE: seedFile,
+        LOG_LEVEL: 'warn',
+      })
+      children.push(quiet.child)
+      const reference = join(ROOT, 'bench/fastify-reference.mjs')
+      const fastify = startServer([reference], { REFERENCE: 'bare' })
+      const contract = startServer([reference], { REFERENCE: 'contract' })
+      children.push(fastify.child, contract.child)
+      ;[urls['service, warn'], urls.fastify, urls['fastify, contract']] = await Promise.all([
+        quiet.url,
+        fastify.url,
+        contract.url,
+      ])
+      rows.push(...(await run(warnTargets, urls)))
+      await Promise.all([quiet, fastify, contract].map(({ child }) => stop(child)))
+    }
 
     const problem = only === 'hot' ? undefined : await postgresProblem()
     if (only === 'hot') {
@@ -437,7 +442,7 @@ async function main(): Promise<void> {
     await Promise.all(children.map(stop))
     await rm(dir, { recursive: true, force: true })
   }
-  if (only === 'hot') return
+  if (only === 'hot' || only === 'pg') return
   // After every other server has stopped: these services need the cores to themselves.
   await workers()
   await scale('memory')
