@@ -49,6 +49,39 @@ export function operationsOf(document: Json): Operation[] {
   )
 }
 
+/** Whether the operation answers a stream (`GET /events`), which never ends. */
+function streams(operation: Json): boolean {
+  const responses = Object.values(operation.responses as Record<string, Json>)
+  return responses.some((response) => 'text/event-stream' in ((response.content as Json) ?? {}))
+}
+
+/**
+ * The operations the collection holds: every one but the streams, which a collection runner
+ * (Newman) would wait on for ever (docs/client.md#a-ready-made-postman-collection-docspostman).
+ */
+export function collectedOperations(document: Json): Operation[] {
+  return operationsOf(document).filter(({ operation }) => !streams(operation))
+}
+
+/** `document` without its stream operations (collectedOperations). */
+function withoutStreams(document: Json): Json {
+  const paths = Object.entries(document.paths as Record<string, Json>).flatMap(([path, item]) => {
+    const kept = Object.fromEntries(
+      Object.entries(item).filter(
+        ([key, value]) => !HTTP_METHODS.includes(key) || !streams(value as Json),
+      ),
+    )
+    return Object.keys(kept).some((key) => HTTP_METHODS.includes(key)) ? [[path, kept]] : []
+  })
+  const used = new Set(
+    paths.flatMap(([, item]) =>
+      Object.values(item as Json).flatMap((value) => ((value as Json).tags as string[]) ?? []),
+    ),
+  )
+  const tags = (document.tags as Json[] | undefined)?.filter((tag) => used.has(tag.name as string))
+  return { ...document, paths: Object.fromEntries(paths), ...(tags && { tags }) }
+}
+
 /** `/tugas/{id}/komentar` → `tugasKomentarId`: the variable holding the id of what a POST there made. */
 function idVariable(collectionPath: string): string {
   const words = collectionPath
@@ -220,7 +253,8 @@ export function postmanEnvironment(): Json {
 const PORTMAN = join(ROOT, 'node_modules', '.bin', 'portman')
 
 /** The collection Portman makes of `document`, ids left out. */
-export async function postmanCollection(document: Json): Promise<Json> {
+export async function postmanCollection(served: Json): Promise<Json> {
+  const document = withoutStreams(served)
   const dir = await mkdtemp(join(tmpdir(), 'tugas-postman-'))
   try {
     const file = (name: string, content: unknown) =>

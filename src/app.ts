@@ -21,6 +21,9 @@ import type { TlsFiles } from './server/tls.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactRoutes, compactSurface } from './surfaces/compact/index.js'
 import { docsOperation, docsSurface } from './surfaces/docs/index.js'
+import { eventOperations, eventsSurface } from './surfaces/events/index.js'
+import { eventRoutes } from './surfaces/events/routes.js'
+import { OpenStreams } from './surfaces/events/stream.js'
 import { healthSurface, readinessRoute } from './surfaces/health/index.js'
 import { metricsOperation, metricsSurface } from './surfaces/metrics/index.js'
 import { openApiOperation, openApiSurface } from './surfaces/openapi/index.js'
@@ -71,6 +74,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     variant: config.todosVariant,
     bodyLimit: BODY_LIMIT,
   })
+  const streams = new OpenStreams()
+  const events = eventOperations(
+    eventRoutes({
+      log: stores.events,
+      credentials: stores.credentials,
+      heartbeatMs: config.eventsHeartbeatMs,
+      maxStreams: config.eventsMaxStreams,
+      streams,
+    }),
+  )
+  metrics.countEvents({ openStreams: () => streams.size, published: stores.events.publishedByType })
 
   const requestLog = new RequestLog(infrastructure.versionCounts, metrics)
   // The parser cannot know the surface: the generic answer is surface A's shape
@@ -155,6 +169,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(compactSurface, { routes: surfaceB })
   await app.register(todosSurface, { table: surfaceC })
   await app.register(supportingSurface, { routes: surfaceD })
+  await app.register(eventsSurface, { routes: events, streams })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
   await app.register(metricsSurface, { metrics })
@@ -167,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ...surfaceC.basic,
       ...surfaceC.priority,
       ...surfaceD,
+      ...events,
       // The service's own endpoints: every route it serves is described
       // (docs/openapi.md#surface-e-get-openapijson).
       openApiOperation,

@@ -44,6 +44,17 @@ export interface Config {
   workers: number
   /** PEM certificate chain and private key: set together, the listener serves HTTPS. */
   tls: { certFile: string; keyFile: string } | undefined
+  /**
+   * A `postgres://` URL reaching PostgreSQL itself, not through a transaction-pooling proxy:
+   * for what needs a session of its own (the change feed's LISTEN). Undefined: databaseUrl.
+   */
+  databaseDirectUrl: string | undefined
+  /** The most recent events kept for `GET /events` to replay. */
+  eventsRetain: number
+  /** Milliseconds without an event after which an open stream gets a keep-alive comment. */
+  eventsHeartbeatMs: number
+  /** Open `GET /events` streams one process serves at most. */
+  eventsMaxStreams: number
 }
 
 /** A setting has a value the service cannot run with; the message is one line for the operator. */
@@ -81,6 +92,10 @@ export const defaults: Config = {
   redisKeyPrefix: 'tugas:',
   workers: 1,
   tls: undefined,
+  databaseDirectUrl: undefined,
+  eventsRetain: 100_000,
+  eventsHeartbeatMs: 15_000,
+  eventsMaxStreams: 10_000,
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -241,6 +256,30 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     workers: defaults.workers,
     tls: defaults.tls,
+    databaseDirectUrl: read(
+      'DATABASE_DIRECT_URL',
+      serviceUrl(
+        'DATABASE_DIRECT_URL',
+        ['postgres:', 'postgresql:'],
+        'postgres://user@host:5432/db',
+      ),
+      defaults.databaseDirectUrl,
+    ),
+    eventsRetain: read(
+      'EVENTS_RETAIN',
+      integer('EVENTS_RETAIN', 1, 100_000_000),
+      defaults.eventsRetain,
+    ),
+    eventsHeartbeatMs: read(
+      'EVENTS_HEARTBEAT_MS',
+      integer('EVENTS_HEARTBEAT_MS', 1000, 3_600_000),
+      defaults.eventsHeartbeatMs,
+    ),
+    eventsMaxStreams: read(
+      'EVENTS_MAX_STREAMS',
+      integer('EVENTS_MAX_STREAMS', 1, 1_000_000),
+      defaults.eventsMaxStreams,
+    ),
   }
   config.workers = read('WORKERS', integer('WORKERS', 1, 1024), defaults.workers)
   if (config.workers > 1 && (config.databaseUrl === undefined || config.redisUrl === undefined)) {

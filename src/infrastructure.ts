@@ -13,7 +13,15 @@ import { StartUpError } from './start-up-error.js'
 import { Database, type PoolStats } from './store/postgres/database.js'
 import { lockStartUp, migrate } from './store/postgres/migrate.js'
 import { ServiceUnavailableError } from './store/unavailable.js'
-import { createPostgresStores, loadSeed, type Stores, seededMemoryStores } from './stores.js'
+import {
+  createPostgresStores,
+  EVENT_RENDERERS,
+  loadSeed,
+  postgresDataStores,
+  type Stores,
+  seededMemoryStores,
+} from './stores.js'
+import { PgEventLog } from './surfaces/events/pg-store.js'
 import type { PgTugasStore } from './surfaces/tugas/pg-store.js'
 
 /** What the app serves from: every surface's stores, the `/laporan` limiter, the version counts. */
@@ -115,7 +123,7 @@ async function createStores(
   now: () => Date,
 ): Promise<Part<StoresServe>> {
   if (config.databaseUrl === undefined) {
-    const stores = await seededMemoryStores(seed, now)
+    const stores = await seededMemoryStores(seed, now, config.eventsRetain)
     return { serves: { stores, seed: 'loaded', warnings: [] }, close: async () => {} }
   }
   const database = new Database({
@@ -123,11 +131,22 @@ async function createStores(
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
   })
+  let events: PgEventLog | undefined
   try {
     const { pooler } = await database.start()
     await migrate(database)
     const loaded = await seedOnce(database, seed, now)
-    const stores = createPostgresStores(database, now)
+    // LISTEN needs a session of its own, which a transaction-pooling proxy does not give.
+    const listenUrl = config.databaseDirectUrl ?? (pooler ? undefined : config.databaseUrl)
+    events = new PgEventLog({
+      db: database,
+      sequencer: database.background('events'),
+      listenUrl,
+      retain: config.eventsRetain,
+      renderers: EVENT_RENDERERS,
+    })
+    await events.start()
+    const stores = createPostgresStores(database, events, now)
     // The seed's tasks, or those a migration found, into the counted buckets before serving.
     await (stores.tugas as PgTugasStore).folder?.fold()
     return {
@@ -135,12 +154,19 @@ async function createStores(
         stores,
         seed: loaded ? 'loaded' : 'kept-existing-data',
         poolStats: () => database.poolStats(),
-        warnings: pooler ? [POOLER_WARNING] : [],
+        warnings: [
+          ...(pooler ? [POOLER_WARNING] : []),
+          ...(listenUrl === undefined ? [NO_LISTENER_WARNING] : []),
+        ],
       },
       check: ['postgres', () => database.ping()],
-      close: () => database.close(),
+      close: async () => {
+        await events?.close()
+        await database.close()
+      },
     }
   } catch (error) {
+    await events?.close()
     await database.close()
     const problem = startUpProblem(config.databaseUrl, 5432, 'the database', error)
     throw new StartUpError(`DATABASE_URL: ${problem}`)
@@ -153,6 +179,11 @@ const POOLER_WARNING =
   'timeout in the pooler or for the database role; statements are not prepared by name ' +
   '(docs/operating.md#behind-a-connection-pooler)'
 
+const NO_LISTENER_WARNING =
+  'DATABASE_URL: a connection pooler and no DATABASE_DIRECT_URL: the change feed cannot LISTEN ' +
+  'through it, so each process reads the events table every 100 ms instead ' +
+  '(docs/operating.md#behind-a-connection-pooler)'
+
 /**
  * Loads the seed into a database that has never been seeded, in one transaction under the
  * start-up lock (several processes may start at once). True when it loaded it.
@@ -162,7 +193,7 @@ async function seedOnce(database: Database, seed: Seed, now: () => Date): Promis
     await lockStartUp(client)
     const { rows } = await client.query('SELECT 1 FROM seeded')
     if (rows.length > 0) return false
-    await loadSeed(createPostgresStores(client, now), seed)
+    await loadSeed(postgresDataStores(client, now), seed)
     await client.query('INSERT INTO seeded (at) VALUES ($1)', [now()])
     return true
   })

@@ -25,6 +25,10 @@ describe('loadConfig', () => {
     assert.equal(config.databaseUrl, undefined)
     assert.equal(config.databasePoolSize, 10)
     assert.equal(config.databaseStatementTimeoutMs, 5000)
+    assert.equal(config.databaseDirectUrl, undefined)
+    assert.equal(config.eventsRetain, 100_000)
+    assert.equal(config.eventsHeartbeatMs, 15_000)
+    assert.equal(config.eventsMaxStreams, 10_000)
   })
 
   test('every setting is read', () => {
@@ -53,6 +57,10 @@ describe('loadConfig', () => {
       WORKERS: '4',
       TLS_CERT_FILE: '/etc/tugas/cert.pem',
       TLS_KEY_FILE: '/etc/tugas/key.pem',
+      DATABASE_DIRECT_URL: 'postgres://tugas:rahasia@db.internal:5432/tugas',
+      EVENTS_RETAIN: '100000000',
+      EVENTS_HEARTBEAT_MS: '1000',
+      EVENTS_MAX_STREAMS: '1',
     })
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -78,6 +86,10 @@ describe('loadConfig', () => {
       redisKeyPrefix: 'staging:tugas:',
       workers: 4,
       tls: { certFile: '/etc/tugas/cert.pem', keyFile: '/etc/tugas/key.pem' },
+      databaseDirectUrl: 'postgres://tugas:rahasia@db.internal:5432/tugas',
+      eventsRetain: 100_000_000,
+      eventsHeartbeatMs: 1000,
+      eventsMaxStreams: 1,
     })
   })
 
@@ -131,6 +143,17 @@ describe('loadConfig', () => {
     ['WORKERS', 'two'],
     ['WORKERS', '1025'],
     ['WORKERS', ''],
+    ['DATABASE_DIRECT_URL', ''],
+    ['DATABASE_DIRECT_URL', 'redis://127.0.0.1:6379'],
+    ['EVENTS_RETAIN', '0'],
+    ['EVENTS_RETAIN', '100000001'],
+    ['EVENTS_RETAIN', '1e5'],
+    ['EVENTS_HEARTBEAT_MS', '999'],
+    ['EVENTS_HEARTBEAT_MS', '3600001'],
+    ['EVENTS_HEARTBEAT_MS', ''],
+    ['EVENTS_MAX_STREAMS', '0'],
+    ['EVENTS_MAX_STREAMS', '1000001'],
+    ['EVENTS_MAX_STREAMS', 'many'],
     ['TLS_CERT_FILE', ''],
     ['TLS_KEY_FILE', ' '],
   ]

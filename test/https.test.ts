@@ -161,6 +161,33 @@ describe('one listener, HTTP/2 and HTTP/1.1 over TLS', { timeout: 20_000 }, () =
     assert.match(String(generated.headers['x-request-id']), /^[0-9a-f-]{36}$/)
   })
 
+  test('HTTP/2: GET /events streams each write as it happens, beside other requests on the session', async () => {
+    const stream = session.request({ ':path': '/events?types=tugas.created' })
+    stream.end()
+    const [headers] = (await once(stream, 'response')) as [IncomingHttpHeaders]
+    assert.equal(headers[':status'], 200)
+    assert.equal(headers['content-type'], 'text/event-stream; charset=utf-8')
+    stream.setEncoding('utf8')
+    let received = ''
+    const arrived = new Promise<void>((resolve) => {
+      stream.on('data', (chunk: string) => {
+        received += chunk
+        if (received.includes('event: tugas.created')) resolve()
+      })
+    })
+    const created = await overHttp2(session, {
+      method: 'POST',
+      path: '/tugas',
+      headers: json,
+      body: JSON.stringify({ title: 'Disiarkan lewat HTTP/2' }),
+    })
+    await arrived
+    stream.close()
+    const data = /^data: (.*)$/m.exec(received)?.[1] as string
+    assert.deepEqual(JSON.parse(data).data, JSON.parse(created.body))
+    assert.match(received, /^retry: 2000\n\n/)
+  })
+
   test('HTTP/2: POST /tugas is 201 with Location, and the task is there', async () => {
     const created = await overHttp2(session, {
       method: 'POST',

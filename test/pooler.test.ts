@@ -33,22 +33,49 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
   })
   after(() => pgbouncer.stop())
 
-  /** Starts the stores on `at` twice, one after the other, writing a task each time. */
-  async function startTwice(at: string) {
-    const config = { ...defaults, logLevel: 'silent' as const, databaseUrl: at }
+  /**
+   * Starts the stores on `at` twice, one after the other, writing a task each time; the change
+   * feed listens on `direct` when given.
+   */
+  async function startTwice(at: string, direct?: string) {
+    const config = {
+      ...defaults,
+      logLevel: 'silent' as const,
+      databaseUrl: at,
+      databaseDirectUrl: direct,
+    }
     for (const title of ['pertama', 'kedua']) {
       const infrastructure = await createInfrastructure(config, demoSeed)
       try {
-        assert.equal(infrastructure.warnings.length, 1)
+        const [timeout, listener, ...more] = infrastructure.warnings
         assert.match(
-          infrastructure.warnings[0] ?? '',
+          timeout ?? '',
           /^DATABASE_URL: a connection pooler, which does not pass statement_timeout on/,
         )
+        if (direct === undefined) {
+          assert.match(
+            listener ?? '',
+            /^DATABASE_URL: a connection pooler and no DATABASE_DIRECT_URL/,
+          )
+        } else {
+          assert.equal(listener, undefined)
+        }
+        assert.deepEqual(more, [])
+        // The change feed hears the writes either way: told through LISTEN, or reading.
+        let heard = 0
+        const stop = infrastructure.stores.events.subscribe((events) => {
+          heard += events.length
+        })
         await Promise.all(
           Array.from({ length: 20 }, () =>
             infrastructure.stores.tugas.create({ title, status: 'belum' }),
           ),
         )
+        for (let waited = 0; heard < 20; waited += 10) {
+          assert.ok(waited < 5000, `the feed heard ${heard} of 20 events`)
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+        stop()
       } finally {
         await infrastructure.close()
       }
@@ -64,6 +91,11 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
 
   test('start-up and a restart go on without the statement timeout it refuses, and say so', () =>
     startTwice(url))
+
+  test('with DATABASE_DIRECT_URL the change feed listens there, and says nothing', async () => {
+    const { database, schema, url: direct } = await freshDirectSchema()
+    await startTwice(await pgbouncer.urlFor(database, schema), direct)
+  })
 
   test('a pooler that drops the statement timeout silently is found all the same', async () => {
     const dropping = await startPgbouncer(ADMIN_URL, {

@@ -556,6 +556,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The change feed: every write as an event, live, with resume.
+         * @description A Server-Sent Events stream: `retry: 2000` first, then each event as `id`, `event` (its type) and `data` (the event JSON on one line), and `: keep-alive` after `EVENTS_HEARTBEAT_MS` without one. `dokumen.*` events only reach a stream opened with a credential that may read the document. Checks in order: a credential sent must be valid (401), then `after`, `Last-Event-ID` and `types` (400), then the open streams of this process (503).
+         */
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -4037,6 +4057,79 @@ export interface operations {
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id: every kept event after it, then live. */
+                after?: string;
+                /**
+                 * @description Only these types, comma-separated; `<resource>.*` for all of one resource.
+                 * @example tugas.*
+                 */
+                types?: string;
+            };
+            header?: {
+                /** @description What `EventSource` sends on reconnecting; wins over `after`. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. A resumed stream whose next events are no longer kept starts with a `reset` event (`id` the oldest kept minus one, data `ResetData`). */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `after`, `Last-Event-ID` or `types` malformed (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description More than `EVENTS_MAX_STREAMS` streams open in this process, or the store away (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Always `1`. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -28,6 +28,11 @@ export interface ResponseSpec {
   text?: TSchema
   /** The HTML page (`text/html; charset=utf-8`), a string schema; documented only. */
   html?: TSchema
+  /**
+   * A Server-Sent Events stream (`text/event-stream`): the schema of the data of each event,
+   * by event name (`event: reset`), `event` for every other; documented only.
+   */
+  eventStream?: Record<string, TSchema>
   headers?: Record<string, HeaderSpec>
 }
 

@@ -114,6 +114,27 @@ export class Metrics {
     if (this.#clustered) answerClusterCollects(() => this.#ownMetrics())
   }
 
+  /** The change feed's: its streams open now, and the events this process's writes published. */
+  countEvents(events: { openStreams: () => number; published: ReadonlyMap<string, number> }): void {
+    new Gauge({
+      name: 'tugas_event_streams',
+      help: 'GET /events streams open now.',
+      registers: [this.registry],
+      collect() {
+        this.set(events.openStreams())
+      },
+    })
+    tally(
+      this.registry,
+      ['type'],
+      () => [...events.published].map(([type, count]) => [{ type }, count]),
+      {
+        name: 'tugas_events_published_total',
+        help: 'Events published by the writes of this process (summed over workers), by type.',
+      },
+    )
+  }
+
   /** Called once per request when its response is done (the request log's completion). */
   requestCompleted(request: FastifyRequest, reply: FastifyReply): void {
     this.#requests.record(request, reply)

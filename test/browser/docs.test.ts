@@ -263,6 +263,48 @@ window.outcome = fetch(${JSON.stringify(`${origin}/tugas`)}, {
     }
   })
 
+  test('a page of another origin follows the change feed with EventSource (docs/events.md)', async () => {
+    const page = `<!doctype html><meta charset="utf-8"><title>another origin</title>
+<script>
+window.got = []
+const feed = new EventSource(${JSON.stringify(`${origin}/events?types=tugas.*`)})
+window.opened = new Promise((resolve) => feed.addEventListener('open', resolve))
+feed.addEventListener('tugas.created', (message) => {
+  window.got.push({ lastEventId: message.lastEventId, event: JSON.parse(message.data) })
+})
+</script>`
+    const other: Server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page)
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    const otherOrigin = `http://127.0.0.1:${(other.address() as AddressInfo).port}`
+    const opened = await newPage()
+    try {
+      await opened.page.goto(`${otherOrigin}/`)
+      await opened.page.evaluate(() => (globalThis as unknown as { opened: Promise<void> }).opened)
+      const created = await fetch(`${origin}/tugas`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'Dilihat peramban' }),
+      })
+      const task = (await created.json()) as Json
+      await opened.page.waitForFunction(
+        () => (globalThis as unknown as { got: unknown[] }).got.length > 0,
+        undefined,
+        { timeout: 5000 },
+      )
+      const [seen] = await opened.page.evaluate(
+        () => (globalThis as unknown as { got: { lastEventId: string; event: Json }[] }).got,
+      )
+      assert.equal(seen?.event.type, 'tugas.created')
+      assert.deepEqual(seen?.event.data, task)
+      assert.equal(seen?.lastEventId, seen?.event.id)
+    } finally {
+      await opened.context.close()
+      await new Promise((resolve) => other.close(resolve))
+    }
+  })
+
   test('the screenshot of docs/openapi.md, docs/docs-page.png', {
     skip: UPDATE_SCREENSHOT ? false : 'set UPDATE_SCREENSHOT=1 to rewrite docs/docs-page.png',
   }, async () => {

@@ -46,12 +46,14 @@ before(async () => {
     },
     async onResponse({ request, response }) {
       const url = new URL(request.url)
+      // A stream never ends: its headers are checked, its body read by the test that asked.
+      const stream = response.headers.get('content-type')?.startsWith('text/event-stream')
       check(
         { method: request.method, url: `${url.pathname}${url.search}` },
         {
           statusCode: response.status,
           headers: Object.fromEntries(response.headers),
-          body: await response.clone().text(),
+          body: stream ? '' : await response.clone().text(),
         },
       )
     },
@@ -336,6 +338,28 @@ describe('surface D: supporting endpoints', () => {
     const sales = await client.GET('/laporan-penjualan')
     assert.equal(sales.response.status, 200)
     assert.match(sales.data?.data ?? '', /^Laporan penjualan/)
+  })
+})
+
+describe('the change feed', () => {
+  test('GET /events: read as a stream, a write arriving as its event', async () => {
+    const stop = new AbortController()
+    const feed = await client.GET('/events', {
+      params: { query: { types: 'todos.*' } },
+      parseAs: 'stream',
+      signal: stop.signal,
+    })
+    assert.equal(feed.response.status, 200)
+    const created = await client.POST('/todos', { body: { title: 'Lewat klien' } })
+    const reader = (feed.data as ReadableStream<Uint8Array>)
+      .pipeThrough(new TextDecoderStream())
+      .getReader()
+    let text = ''
+    while (!text.includes('event: todos.created')) text += (await reader.read()).value ?? ''
+    stop.abort()
+    assert.match(text, /^retry: 2000\n\n/)
+    const data = /^data: (.*)$/m.exec(text)?.[1] as string
+    assert.deepEqual(JSON.parse(data).data, created.data)
   })
 })
 

@@ -52,6 +52,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
   if (TEST_STORE === 'postgres' && !options.stores && config.databaseUrl === undefined) {
     schema = await migratedSchema()
     config.databaseUrl = schema.url
+    config.databaseDirectUrl ??= schema.directUrl
   }
   const logs = options.logs
   const logger =

@@ -108,6 +108,16 @@ export async function freshDatabaseUrl(): Promise<string> {
   return (await newSchema()).url
 }
 
+/**
+ * A fresh, empty schema: its DATABASE_URL as freshDatabaseUrl gives it, and the same schema on
+ * a direct connection in every pass (a DATABASE_DIRECT_URL, for LISTEN).
+ */
+export async function freshSchemaUrls(): Promise<{ url: string; directUrl: string }> {
+  const { schema } = await newSchema(true)
+  const base = await fileDatabaseUrl()
+  return { url: await schemaUrl(base, schema), directUrl: await schemaUrl(base, schema, true) }
+}
+
 /** A fresh, empty schema as freshDatabaseUrl gives it, on a direct connection in every pass. */
 export async function freshDirectSchema(): Promise<{
   database: string
@@ -122,6 +132,8 @@ export async function freshDirectSchema(): Promise<{
 export interface SchemaLease {
   /** A DATABASE_URL whose search path is the schema. */
   url: string
+  /** The same on a direct connection in every pass: a DATABASE_DIRECT_URL (LISTEN). */
+  directUrl: string
   /** Empties the schema for the next lease; call once its connections are closed. Never throws. */
   release(): Promise<void>
 }
@@ -278,6 +290,7 @@ export async function migratedSchema(): Promise<SchemaLease> {
   const leased = schema
   return {
     url,
+    directUrl: await schemaUrl(await fileDatabaseUrl(), schema, true),
     async release() {
       if (released) return
       released = true

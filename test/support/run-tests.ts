@@ -32,6 +32,7 @@ const OWN_PROCESS = new Set([
   'test/main.test.ts',
   'test/metrics-workers.test.ts',
   'test/postgres-durability.test.ts',
+  'test/postgres-events.test.ts',
   'test/postgres-faults.test.ts',
   'test/rate-limit/limiter.contract.test.ts',
   'test/redis-faults.test.ts',
@@ -52,7 +53,7 @@ function httpTestFiles(): string[] {
   const folders = [
     'test',
     'test/http',
-    ...['tugas', 'compact', 'todos', 'supporting'].map((s) => `test/surfaces/${s}`),
+    ...['tugas', 'compact', 'todos', 'supporting', 'events'].map((s) => `test/surfaces/${s}`),
   ]
   return folders
     .flatMap((folder) => readdirSync(folder).map((name) => join(folder, name)))
@@ -67,16 +68,20 @@ const ALSO_ON_POSTGRES = ['test/surfaces/openapi/postman-collection.test.ts']
 /**
  * The pooler pass: every store-contract suite (each runs PostgreSQL), the task list's pages under
  * concurrent writes and folds of its counted buckets, and the files that restart the service on
- * PostgreSQL, run two instances on it, or call every surface.
+ * PostgreSQL, run two instances on it (the change feed's two processes too), or call every
+ * surface.
  */
 function poolerTestFiles(): string[] {
   const contracts = testFiles('test').filter(
     (file) =>
-      file.endsWith('store.contract.test.ts') || file.endsWith('idempotency.contract.test.ts'),
+      file.endsWith('store.contract.test.ts') ||
+      file.endsWith('idempotency.contract.test.ts') ||
+      file.endsWith('log.contract.test.ts'),
   )
   return [
     ...contracts,
     'test/postgres-durability.test.ts',
+    'test/postgres-events.test.ts',
     'test/postgres-idempotency.test.ts',
     'test/pooler.test.ts',
     'test/two-instances.test.ts',

@@ -1,36 +1,63 @@
 // The store implementations every store-contract suite runs against: memory and PostgreSQL.
 import { after, describe } from 'node:test'
-import { createMemoryStores, createPostgresStores, type Stores } from '../../src/stores.js'
-import { freshDatabase, skipWithoutPostgres } from './postgres.js'
+import { defaults } from '../../src/config.js'
+import { Database } from '../../src/store/postgres/database.js'
+import {
+  createMemoryStores,
+  createPostgresStores,
+  EVENT_RENDERERS,
+  type Stores,
+} from '../../src/stores.js'
+import { PgEventLog } from '../../src/surfaces/events/pg-store.js'
+import { migratedSchema, skipWithoutPostgres } from './postgres.js'
 
 export interface StoreKind {
   name: 'memory' | 'postgres'
-  /** Empty stores (ids from 1) and their closing, for a caller that makes many. */
-  open(now?: () => Date): Promise<{ stores: Stores; close(): Promise<void> }>
+  /**
+   * Empty stores (ids from 1) and their closing, for a caller that makes many; `retain`
+   * events are kept.
+   */
+  open(now?: () => Date, retain?: number): Promise<{ stores: Stores; close(): Promise<void> }>
   /** Empty stores (ids from 1), closed when the test that asked ends. */
-  fresh(now?: () => Date): Promise<Stores>
+  fresh(now?: () => Date, retain?: number): Promise<Stores>
 }
 
 function kind(name: StoreKind['name'], open: StoreKind['open']): StoreKind {
   return {
     name,
     open,
-    async fresh(now) {
-      const { stores, close } = await open(now)
+    async fresh(now, retain) {
+      const { stores, close } = await open(now, retain)
       after(close)
       return stores
     },
   }
 }
 
-const memory = kind('memory', async (now) => ({
-  stores: createMemoryStores(now),
+const memory = kind('memory', async (now, retain) => ({
+  stores: createMemoryStores(now, retain),
   close: async () => {},
 }))
 
-const postgres = kind('postgres', async (now) => {
-  const database = await freshDatabase()
-  return { stores: createPostgresStores(database, now), close: () => database.close() }
+const postgres = kind('postgres', async (now, retain = defaults.eventsRetain) => {
+  const lease = await migratedSchema()
+  const db = new Database({ url: lease.url, poolSize: 10, statementTimeoutMs: 5000 })
+  const events = new PgEventLog({
+    db,
+    sequencer: db.background('events'),
+    listenUrl: lease.directUrl,
+    retain,
+    renderers: EVENT_RENDERERS,
+  })
+  await events.start()
+  return {
+    stores: createPostgresStores(db, events, now),
+    async close() {
+      await events.close()
+      await db.close()
+      await lease.release()
+    },
+  }
 })
 
 /**

@@ -32,6 +32,11 @@ export interface QueryOptions {
    * server's timeout too (`SET LOCAL statement_timeout = 0`).
    */
   waitMs?: number
+  /**
+   * Called once what the statement wrote is committed: at once outside a transaction, after
+   * `COMMIT` inside one (never when it rolls back). The change feed's sequencer is woken so.
+   */
+  afterCommit?: () => void
 }
 
 /** Something that runs a statement: the pool, or one client inside a transaction. */
@@ -163,7 +168,11 @@ export class Database implements Queryable {
     values?: unknown[],
     options?: QueryOptions,
   ) {
-    return this.#onPool((pool) => pool.query<R>(prepared(text, values, this.#named, options)))
+    const result = await this.#onPool((pool) =>
+      pool.query<R>(prepared(text, values, this.#named, options)),
+    )
+    options?.afterCommit?.()
+    return result
   }
 
   /**
@@ -172,9 +181,15 @@ export class Database implements Queryable {
    */
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#onPool((pool) => pool.connect())
+    // The connection dying between two statements of the transaction: the next statement
+    // fails (503); without a listener the client's error event would end the process.
+    client.on('error', ignore)
+    const committed: (() => void)[] = []
     const inTransaction: Queryable = {
-      query: (text, values, options) =>
-        unavailableAs(() => client.query(prepared(text, values, this.#named, options))),
+      query: (text, values, options) => {
+        if (options?.afterCommit) committed.push(options.afterCommit)
+        return unavailableAs(() => client.query(prepared(text, values, this.#named, options)))
+      },
       transaction: (nested) => nested(inTransaction),
     }
     let broken: Error | undefined
@@ -182,12 +197,14 @@ export class Database implements Queryable {
       await inTransaction.query('BEGIN')
       const result = await work(inTransaction)
       await inTransaction.query('COMMIT')
+      for (const call of committed) call()
       return result
     } catch (error) {
       broken = error as Error
       await client.query('ROLLBACK').catch(() => {})
       throw error
     } finally {
+      client.off('error', ignore)
       // A connection that failed mid-transaction is not handed out again.
       client.release(broken instanceof ServiceUnavailableError ? broken : undefined)
     }
@@ -203,25 +220,32 @@ export class Database implements Queryable {
     }
   }
 
-  #background: Database | undefined
+  readonly #background = new Map<string, Database>()
 
   /**
-   * A connection of its own, for work no request waits for (folding the task list's counted
-   * buckets), so that it never holds one of the pool's while requests queue for them. Opened
-   * when first used; closed with this one.
+   * A connection of its own for one kind of work no request waits for (folding the task
+   * list's counted buckets, numbering events), so that it never holds one of the pool's while
+   * requests queue for them, nor waits behind the other kind. Opened when first used; closed
+   * with this one.
    */
-  background(): Database {
-    this.#background ??= new Database({ ...this.#options, poolSize: 1 })
-    return this.#background
+  background(work: 'fold' | 'events'): Database {
+    let database = this.#background.get(work)
+    if (database === undefined) {
+      database = new Database({ ...this.#options, poolSize: 1 })
+      this.#background.set(work, database)
+    }
+    return database
   }
 
   async close(): Promise<void> {
     await Promise.all([
       ...[this.#pool, ...this.#retired].map((pool) => pool.end()),
-      this.#background?.close(),
+      ...[...this.#background.values()].map((database) => database.close()),
     ])
   }
 }
+
+const ignore = () => {}
 
 /** The name of each statement text, given the first time it is run named. */
 const statementNames = new Map<string, string>()

@@ -1,4 +1,4 @@
-import { MemoryItems } from '../../store/memory-collection.js'
+import { MemoryItems, publishes } from '../../store/memory-collection.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { CompactTugas } from './schemas.js'
 import type { CompactStore } from './store.js'
@@ -6,7 +6,8 @@ import type { CompactStore } from './store.js'
 /** Surface B's tasks in process memory. */
 export class MemoryCompactStore extends MemoryItems<CompactTugas> implements CompactStore {
   async create(judul: string) {
-    return this.items.add((id) => ({ id, judul, selesai: false }))
+    const published = publishes<CompactTugas>(this.publish, 'api-tugas.created')
+    return this.items.add((id) => ({ id, judul, selesai: false }), published)
   }
 
   async replace(
@@ -14,10 +15,11 @@ export class MemoryCompactStore extends MemoryItems<CompactTugas> implements Com
     fields: Omit<CompactTugas, 'id'>,
     precondition?: Precondition<CompactTugas>,
   ) {
-    return this.items.change(id, (current) => ({ ...current, ...fields }), precondition)
+    const published = publishes<CompactTugas>(this.publish, 'api-tugas.replaced')
+    return this.items.change(id, (current) => ({ ...current, ...fields }), precondition, published)
   }
 
   async delete(id: number, precondition?: Precondition<CompactTugas>) {
-    return this.items.delete(id, precondition)
+    return this.items.delete(id, precondition, publishes(this.publish, 'api-tugas.deleted'))
   }
 }

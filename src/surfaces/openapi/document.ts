@@ -41,6 +41,7 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 const JSON_MEDIA = 'application/json'
 const TEXT_MEDIA = 'text/plain'
 const HTML_MEDIA = 'text/html'
+const EVENT_STREAM_MEDIA = 'text/event-stream'
 
 /**
  * Builds an OpenAPI 3.1.0 document from the same route table and schema objects that Fastify
@@ -68,6 +69,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       ...(response.schema && { [JSON_MEDIA]: { schema: toJson(response.schema) } }),
       ...(response.text && { [TEXT_MEDIA]: { schema: toJson(response.text) } }),
       ...(response.html && { [HTML_MEDIA]: { schema: toJson(response.html) } }),
+      ...(response.eventStream && { [EVENT_STREAM_MEDIA]: eventStreamMedia(response.eventStream) }),
     }
     return {
       description: response.description,
@@ -82,6 +84,22 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       ...(Object.keys(content).length > 0 && { content }),
     }
   }
+
+  /**
+   * A Server-Sent Events body: OpenAPI 3.1 describes it as text; `x-events` gives the schema
+   * of each event's data line by event name (`event:`), what OpenAPI 3.2 calls its items.
+   */
+  const eventStreamMedia = (events: Record<string, unknown>): Json => ({
+    schema: {
+      type: 'string',
+      description:
+        'Server-Sent Events (`id:`, `event:`, `data:` lines); each `data:` line is one JSON ' +
+        'value, described by `x-events` under its event name.',
+    },
+    'x-events': Object.fromEntries(
+      Object.entries(events).map(([name, schema]) => [name, toJson(schema)]),
+    ),
+  })
 
   /** The Server Object of the path `url` from the service's root (`/v1`, `/`). */
   const serverObject = (url: string, description?: string): Json => {
@@ -112,7 +130,8 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       ...(route.description && { description: route.description }),
       ...(route.servers && { servers: route.servers.map((url) => serverObject(url)) }),
       // No `security` is an open operation: `[]` says so rather than leaving it unstated.
-      security: (route.security ?? []).map((name) => ({ [name]: [] })),
+      // An empty requirement, `{}`, where a credential is optional (`none` among them).
+      security: (route.security ?? []).map((name) => (name === 'none' ? {} : { [name]: [] })),
       ...(route.parameters && {
         parameters: route.parameters.map((parameter) => ({
           name: parameter.name,

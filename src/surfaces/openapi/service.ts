@@ -2,6 +2,7 @@ import type { Config } from '../../config.js'
 import type { OperationSpec, ResponseSpec } from '../../http/route-spec.js'
 import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
 import { CompactTugas } from '../compact/schemas.js'
+import { EVENTS_TAG } from '../events/index.js'
 import { HEALTH_TAG } from '../health/index.js'
 import { METRICS_TAG } from '../metrics/index.js'
 import { Dokumen } from '../supporting/documents/schemas.js'
@@ -101,6 +102,7 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
       COMPACT_TAG,
       TODOS_TAG,
       SUPPORTING_TAG,
+      EVENTS_TAG,
       DESCRIPTION_TAG,
       HEALTH_TAG,
       METRICS_TAG,

@@ -1,4 +1,5 @@
-import { MemoryItems } from '../../store/memory-collection.js'
+import type { Publish } from '../../store/events.js'
+import { MemoryItems, publishes } from '../../store/memory-collection.js'
 import type { Precondition } from '../../store/precondition.js'
 import type { TodoFields } from './rules.js'
 import type { Todo } from './schemas.js'
@@ -6,20 +7,30 @@ import type { NewTodo, TodoStore } from './store.js'
 
 /** Surface C's todos in process memory. */
 export class MemoryTodoStore extends MemoryItems<Todo> implements TodoStore {
-  constructor(private readonly now: () => Date = () => new Date()) {
-    super()
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    publish?: Publish,
+  ) {
+    super(publish)
   }
 
   async create(fields: NewTodo) {
     const created_at = this.now().toISOString()
-    return this.items.add((id) => ({ id, ...fields, created_at }))
+    const published = publishes<Todo>(this.publish, 'todos.created')
+    return this.items.add((id) => ({ id, ...fields, created_at }), published)
   }
 
   async replace(id: number, { title, done }: TodoFields, precondition?: Precondition<Todo>) {
-    return this.items.change(id, (current) => ({ ...current, title, done }), precondition)
+    const published = publishes<Todo>(this.publish, 'todos.replaced')
+    return this.items.change(
+      id,
+      (current) => ({ ...current, title, done }),
+      precondition,
+      published,
+    )
   }
 
   async delete(id: number, precondition?: Precondition<Todo>) {
-    return this.items.delete(id, precondition)
+    return this.items.delete(id, precondition, publishes(this.publish, 'todos.deleted'))
   }
 }

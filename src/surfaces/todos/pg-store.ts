@@ -1,4 +1,5 @@
 import type { Queryable } from '../../store/postgres/database.js'
+import type { Published } from '../../store/postgres/outbox.js'
 import { PgItems, table } from '../../store/postgres/table.js'
 import { fromText, toText } from '../../store/postgres/text.js'
 import type { Precondition } from '../../store/precondition.js'
@@ -29,7 +30,7 @@ function todoOf(row: TodoRow): Todo {
   }
 }
 
-const todos = table('todos', TODO, todoOf)
+export const todos = table('todos', TODO, todoOf, { timestamps: ['created_at'] })
 
 /**
  * Surface C's todos in PostgreSQL; `created_at` comes from the service's clock. A write with a
@@ -39,8 +40,9 @@ export class PgTodoStore extends PgItems<Todo> implements TodoStore {
   constructor(
     db: Queryable,
     private readonly now: () => Date = () => new Date(),
+    published?: Published,
   ) {
-    super(db, todos)
+    super(db, todos, published)
   }
 
   async create({ title, done, priority, due_date }: NewTodo) {
@@ -50,16 +52,19 @@ export class PgTodoStore extends PgItems<Todo> implements TodoStore {
        VALUES ($1, $2, $3, $4, $5)`,
       // The instant as text with its `Z`: a Date would be sent in the process's time zone.
       [toText(title), done, priority ?? null, due_date ?? null, this.now().toISOString()],
+      this.publishing('todos.created'),
     )
     return created as Todo
   }
 
   async replace(id: number, { title, done }: TodoFields, precondition?: Precondition<Todo>) {
     const statement = 'UPDATE todos SET title = $2, done = $3 WHERE id = $1'
-    return todos.update(this.db, id, precondition, statement, [id, toText(title), done])
+    const values = [id, toText(title), done]
+    const publishing = this.publishing('todos.replaced')
+    return todos.update(this.db, id, precondition, statement, values, publishing)
   }
 
   async delete(id: number, precondition?: Precondition<Todo>) {
-    return todos.remove(this.db, id, precondition)
+    return todos.remove(this.db, id, precondition, this.publishing('todos.deleted'))
   }
 }

@@ -1,6 +1,9 @@
+import type { EventType } from '../../store/events.js'
 import { readById } from '../../store/postgres/by-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import { FOREIGN_KEY_VIOLATION, sqlState } from '../../store/postgres/errors.js'
+import type { Published } from '../../store/postgres/outbox.js'
+import { type OutboxEvent, publishing } from '../../store/postgres/outbox.js'
 import { writeIfLocked } from '../../store/postgres/precondition.js'
 import { anyRowChanged, first } from '../../store/postgres/rows.js'
 import { fromText, toText } from '../../store/postgres/text.js'
@@ -114,8 +117,12 @@ export function pageQuery({ status, sort, descending, offset, limit }: TugasQuer
   return { text, values: status === undefined ? [limit, offset] : [limit, offset, status] }
 }
 
-const task = (row: Tugas): Tugas => ({ id: row.id, title: fromText(row.title), status: row.status })
-const komentar = (row: Komentar): Komentar => ({
+export const task = (row: Tugas): Tugas => ({
+  id: row.id,
+  title: fromText(row.title),
+  status: row.status,
+})
+export const komentar = (row: Komentar): Komentar => ({
   id: row.id,
   tugasId: row.tugasId,
   isi: fromText(row.isi),
@@ -127,6 +134,7 @@ const readTask = readById('tugas', TASK, task)
  * the per-status counts change in the same statement as the rows (a trigger), and a comment
  * on a task deleted meanwhile fails its foreign key instead of landing. A write with a
  * precondition is one transaction: the task's row locked, the precondition, the statement.
+ * Each write stores its event in the same statement (publishing), when the store publishes.
  */
 export class PgTugasStore implements TugasStore {
   /** Keeps the counted buckets near the rows; none for a store inside one transaction. */
@@ -135,8 +143,17 @@ export class PgTugasStore implements TugasStore {
   constructor(
     private readonly db: Queryable,
     folder?: Folder,
+    private readonly published?: Published,
   ) {
     this.folder = folder
+  }
+
+  /** `statement` returning `columns`, with `event` stored by it when this store publishes. */
+  #writing(statement: string, columns: string, event: OutboxEvent) {
+    if (this.published === undefined) return { text: `${statement} RETURNING ${columns}` }
+    const published = this.published
+    const options = { afterCommit: () => published(event.type) }
+    return { text: publishing(statement, columns, event), options }
   }
 
   async all() {
@@ -159,10 +176,13 @@ export class PgTugasStore implements TugasStore {
   readonly #locked = (id: number) => (db: Queryable) => readTask(db, id, true)
 
   async create({ title, status }: TugasInput) {
-    const result = await this.db.query<Tugas>(
-      `INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING ${TASK}`,
-      [toText(title), titleSortKey(title), status],
+    const { text, options } = this.#writing(
+      'INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3)',
+      TASK,
+      { type: 'tugas.created' },
     )
+    const values = [toText(title), titleSortKey(title), status]
+    const result = await this.db.query<Tugas>(text, values, options)
     this.folder?.written(1)
     return task(first(result) as Tugas)
   }
@@ -191,35 +211,58 @@ export class PgTugasStore implements TugasStore {
   }
 
   async replace(id: number, input: TugasInput, precondition?: Precondition<Tugas>) {
-    return this.update(id, input, precondition)
+    return this.#change(id, input, precondition, 'tugas.replaced')
   }
 
   async update(id: number, changes: Partial<TugasInput>, precondition?: Precondition<Tugas>) {
+    return this.#change(id, changes, precondition, 'tugas.updated')
+  }
+
+  async #change(
+    id: number,
+    changes: Partial<TugasInput>,
+    precondition: Precondition<Tugas> | undefined,
+    type: EventType,
+  ) {
     const updated = await writeIfLocked(this.db, precondition, this.#locked(id), (db) =>
-      this.#update(db, id, changes),
+      this.#update(db, id, changes, type),
     )
     this.folder?.written(1)
     return updated
   }
 
-  async #update(db: Queryable, id: number, { title, status }: Partial<TugasInput>) {
-    const result = await db.query<Tugas>(
+  async #update(
+    db: Queryable,
+    id: number,
+    { title, status }: Partial<TugasInput>,
+    type: EventType,
+  ) {
+    const { text, options } = this.#writing(
       `UPDATE tugas SET title = coalesce($2, title), title_key = coalesce($3, title_key),
-         status = coalesce($4, status) WHERE id = $1 RETURNING ${TASK}`,
+         status = coalesce($4, status) WHERE id = $1`,
+      TASK,
+      { type },
+    )
+    const result = await db.query<Tugas>(
+      text,
       [
         id,
         title === undefined ? null : toText(title),
         title === undefined ? null : titleSortKey(title),
         status ?? null,
       ],
+      options,
     )
     const row = first(result)
     return row && task(row)
   }
 
   async delete(id: number, precondition?: Precondition<Tugas>) {
+    const { text, options } = this.#writing('DELETE FROM tugas WHERE id = $1', 'id', {
+      type: 'tugas.deleted',
+    })
     const deleted = await writeIfLocked(this.db, precondition, this.#locked(id), async (db) =>
-      anyRowChanged(await db.query('DELETE FROM tugas WHERE id = $1', [id])),
+      anyRowChanged(await db.query(text, [id], options)),
     )
     this.folder?.written(1)
     return deleted
@@ -249,11 +292,13 @@ export class PgTugasStore implements TugasStore {
   async addComment(tugasId: number, isi: string) {
     try {
       // No row, so no id drawn, for a task that does not exist: ids stay without gaps.
-      const result = await this.db.query<Komentar>(
+      const { text, options } = this.#writing(
         `INSERT INTO komentar (tugas_id, isi)
-         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tugas WHERE id = $1) RETURNING ${COMMENT}`,
-        [tugasId, toText(isi)],
+         SELECT $1, $2 WHERE EXISTS (SELECT 1 FROM tugas WHERE id = $1)`,
+        COMMENT,
+        { type: 'komentar.created', subject: `"tugasId" || '/komentar/' || id` },
       )
+      const result = await this.db.query<Komentar>(text, [tugasId, toText(isi)], options)
       const row = first(result)
       return row && komentar(row)
     } catch (error) {

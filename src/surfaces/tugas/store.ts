@@ -31,7 +31,10 @@ export interface TugasStore {
   query(query: TugasQuery): Promise<TugasSlice>
   get(id: number): Promise<Tugas | undefined>
   create(input: TugasInput): Promise<Tugas>
-  /** Creates each in the order given, as `create` would one by one, in one step (the seed). */
+  /**
+   * Creates each in the order given, as `create` would one by one, in one step, publishing no
+   * event (the seed's).
+   */
   createMany(inputs: TugasInput[]): Promise<Tugas[]>
   /** Undefined when the task does not exist. */
   replace(

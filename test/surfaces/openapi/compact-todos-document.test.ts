@@ -217,6 +217,7 @@ for (const variant of ['basic', 'priority'] as const) {
         B_TAG,
         C_TAG,
         'D: supporting',
+        'Events',
         'E: description',
         'Health',
         'Metrics',

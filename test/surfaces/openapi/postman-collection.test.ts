@@ -16,9 +16,9 @@ import type { FastifyInstance } from 'fastify'
 import newman, { type NewmanRunSummary } from 'newman'
 import {
   COLLECTION_PATH,
+  collectedOperations,
   ENVIRONMENT_PATH,
   LOCAL_ORIGIN,
-  operationsOf,
   postmanFiles,
 } from '../../../scripts/postman.js'
 import { conformanceChecker } from '../../support/conformance.js'
@@ -76,7 +76,7 @@ function describeNewmanRun() {
     const { stats, failures, executions } = summary.run
     const collection = JSON.parse(await committed(COLLECTION_PATH))
     const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json()
-    const operations = operationsOf(document)
+    const operations = collectedOperations(document)
     assert.equal(stats.requests.total, operations.length, 'one request per operation')
     assert.equal(stats.requests.failed, 0, 'requests without an answer')
     assert.equal(executions.length, operations.length)

@@ -1,4 +1,4 @@
-import { MemoryItems } from '../../../store/memory-collection.js'
+import { MemoryItems, publishes } from '../../../store/memory-collection.js'
 import type { Precondition } from '../../../store/precondition.js'
 import type { Dokumen } from './schemas.js'
 import type { DocumentStore } from './store.js'
@@ -15,6 +15,11 @@ export class MemoryDocumentStore extends MemoryItems<Dokumen> implements Documen
   }
 
   async delete(id: number, precondition?: Precondition<Dokumen>) {
-    return this.items.delete(id, precondition)
+    const owner = (document: Dokumen) => document.pemilik
+    return this.items.delete(
+      id,
+      precondition,
+      publishes(this.publish, 'dokumen.deleted', { owner }),
+    )
   }
 }

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../../store/postgres/database.js'
+import type { Published } from '../../../store/postgres/outbox.js'
 import { PgItems, table } from '../../../store/postgres/table.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Precondition } from '../../../store/precondition.js'
@@ -16,8 +17,8 @@ const documents = table('dokumen', DOCUMENT, document)
 
 /** Documents in PostgreSQL. */
 export class PgDocumentStore extends PgItems<Dokumen> implements DocumentStore {
-  constructor(db: Queryable) {
-    super(db, documents)
+  constructor(db: Queryable, published?: Published) {
+    super(db, documents, published)
   }
 
   override async list({ owner }: { owner?: string } = {}) {
@@ -38,6 +39,7 @@ export class PgDocumentStore extends PgItems<Dokumen> implements DocumentStore {
   }
 
   async delete(id: number, precondition?: Precondition<Dokumen>) {
-    return documents.remove(this.db, id, precondition)
+    const publishing = this.publishing('dokumen.deleted', { owner: 'pemilik' })
+    return documents.remove(this.db, id, precondition, publishing)
   }
 }

@@ -1,24 +1,27 @@
 import type { Queryable } from '../../../store/postgres/database.js'
+import type { Published } from '../../../store/postgres/outbox.js'
 import { PgItems, table } from '../../../store/postgres/table.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Precondition } from '../../../store/precondition.js'
 import type { Pesanan } from './schemas.js'
 import type { OrderStore, PayResult } from './store.js'
 
-const orders = table('pesanan', 'id, email, jumlah, status', (row: Pesanan) => ({
+export const orders = table('pesanan', 'id, email, jumlah, status', (row: Pesanan) => ({
   ...row,
   email: fromText(row.email),
 }))
 
 /** Orders in PostgreSQL. */
 export class PgOrderStore extends PgItems<Pesanan> implements OrderStore {
-  constructor(db: Queryable) {
-    super(db, orders)
+  constructor(db: Queryable, published?: Published) {
+    super(db, orders, published)
   }
 
   async create({ email, jumlah }: Pick<Pesanan, 'email' | 'jumlah'>) {
     const statement = "INSERT INTO pesanan (email, jumlah, status) VALUES ($1, $2, 'MENUNGGU')"
-    return (await orders.returning(this.db, statement, [toText(email), jumlah])) as Pesanan
+    const values = [toText(email), jumlah]
+    const publishing = this.publishing('pesanan.created')
+    return (await orders.returning(this.db, statement, values, publishing)) as Pesanan
   }
 
   /**
@@ -36,6 +39,7 @@ export class PgOrderStore extends PgItems<Pesanan> implements OrderStore {
       db,
       "UPDATE pesanan SET status = 'LUNAS' WHERE id = $1 AND status = 'MENUNGGU'",
       [id],
+      this.publishing('pesanan.paid'),
     )
     if (paid !== undefined) return { outcome: 'paid', order: paid }
     const current = await orders.read(db, id)

@@ -1,4 +1,5 @@
-import { MemoryCollection } from '../../../store/memory-collection.js'
+import type { Publish } from '../../../store/events.js'
+import { MemoryCollection, publishes } from '../../../store/memory-collection.js'
 import type { User } from './schemas.js'
 import { type CreateUserResult, emailKey, type NewUserRecord, type UserStore } from './store.js'
 
@@ -16,7 +17,10 @@ export class MemoryUserStore implements UserStore {
   readonly #users = new MemoryCollection<StoredUser>()
   readonly #emails = new Set<string>()
 
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    private readonly publish?: Publish,
+  ) {}
 
   async list() {
     return this.#users.list().map(publicUser)
@@ -37,6 +41,7 @@ export class MemoryUserStore implements UserStore {
     if (this.#emails.has(key)) return { emailTaken: true }
     this.#emails.add(key)
     const created_at = this.now().toISOString()
-    return { user: publicUser(this.#users.add((id) => ({ id, ...fields, created_at }))) }
+    const published = publishes(this.publish, 'users.created', { view: publicUser })
+    return { user: publicUser(this.#users.add((id) => ({ id, ...fields, created_at }), published)) }
   }
 }

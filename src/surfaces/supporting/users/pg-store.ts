@@ -1,5 +1,6 @@
 import type { Queryable } from '../../../store/postgres/database.js'
 import { sqlState, UNIQUE_VIOLATION } from '../../../store/postgres/errors.js'
+import type { Published } from '../../../store/postgres/outbox.js'
 import { first } from '../../../store/postgres/rows.js'
 import { PgItems, table } from '../../../store/postgres/table.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
@@ -15,7 +16,9 @@ const userOf = (row: UserRow): User => ({
   created_at: row.created_at.toISOString(),
 })
 
-const users = table('users', 'id, name, email, created_at', userOf)
+export const users = table('users', 'id, name, email, created_at', userOf, {
+  timestamps: ['created_at'],
+})
 
 /**
  * Users in PostgreSQL. Email uniqueness is the unique index on `email_key`, the key computed
@@ -25,8 +28,9 @@ export class PgUserStore extends PgItems<User> implements UserStore {
   constructor(
     db: Queryable,
     private readonly now: () => Date = () => new Date(),
+    published?: Published,
   ) {
-    super(db, users)
+    super(db, users, published)
   }
 
   async passwordHash(id: number) {
@@ -53,6 +57,7 @@ export class PgUserStore extends PgItems<User> implements UserStore {
           // The instant as text with its `Z`: a Date would be sent in the process's time zone.
           this.now().toISOString(),
         ],
+        this.publishing('users.created'),
       )
       return user === undefined ? { emailTaken: true } : { user }
     } catch (error) {

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify'
+import { useErrorShape } from '../../http/errors.js'
+import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
+import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
+import { notServed, supportingErrors } from '../supporting/errors.js'
+import type { OpenStreams } from './stream.js'
+
+/** The change feed's group in the document. */
+export const EVENTS_TAG = {
+  name: 'Events',
+  description:
+    'The change feed (`GET /events`): every write of every surface as a CloudEvents event, ' +
+    'over Server-Sent Events, in one order across every process, with resume. Errors are E2.',
+}
+
+/** The routes of the change feed as the document lists them. */
+export function eventOperations(routes: RouteSpec[]): RouteSpec[] {
+  return routes.map((route) => ({
+    ...route,
+    tags: [EVENTS_TAG.name],
+    servers: ['/'],
+    otherMethods: notServed,
+  }))
+}
+
+/**
+ * The change feed: E2 errors, 405 with `Allow` for other methods. Its streams never end by
+ * themselves, so they are closed as soon as the server starts closing: the drain of the
+ * requests in flight is not held up by them.
+ */
+export async function eventsSurface(
+  instance: FastifyInstance,
+  { routes, streams }: { routes: RouteSpec[]; streams: OpenStreams },
+) {
+  useErrorShape(instance, supportingErrors, { notFound: false })
+  registerRoutes(instance, routes)
+  answerOtherMethodsOf(instance, routes)
+  instance.addHook('preClose', (done) => {
+    streams.closeAll()
+    done()
+  })
+}

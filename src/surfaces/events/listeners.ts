@@ -1,0 +1,34 @@
+import type { EventType } from '../../store/events.js'
+import type { StoredEvent } from './store.js'
+
+/** Counts one more event of `type` in `counts`. */
+export function countType(counts: Map<EventType, number>, type: EventType): void {
+  counts.set(type, (counts.get(type) ?? 0) + 1)
+}
+
+/**
+ * The listeners of one log, called with each batch in order. A listener that throws is a bug
+ * of its own: the others are still called.
+ */
+export class Listeners {
+  readonly #listeners = new Set<(events: StoredEvent[]) => void>()
+  newest = 0
+
+  subscribe(listener: (events: StoredEvent[]) => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  emit(events: StoredEvent[]): void {
+    const last = events.at(-1)
+    if (last === undefined) return
+    this.newest = last.id
+    for (const listener of this.#listeners) {
+      try {
+        listener(events)
+      } catch {
+        // The others are not held up.
+      }
+    }
+  }
+}

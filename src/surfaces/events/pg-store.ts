@@ -1,0 +1,239 @@
+import pg from 'pg'
+import type { EventResource, EventType } from '../../store/events.js'
+import { resourceOf } from '../../store/events.js'
+import type { Database, Queryable } from '../../store/postgres/database.js'
+import { fromText } from '../../store/postgres/text.js'
+import { cloudEvent } from './cloud-event.js'
+import { countType, Listeners } from './listeners.js'
+import type { EventLog, LogBounds, StoredEvent } from './store.js'
+
+/** Each resource's item from its written row as JSON (the outbox's `data`); deletions are `{ id }`. */
+export type EventRenderers = Partial<
+  Record<EventResource, (row: Record<string, unknown>) => unknown>
+>
+
+/** The lock the sequencer holds for its transaction: one numbering at a time, every process. */
+const SEQUENCER_LOCK = 7_265_738_403
+
+/** Events numbered, or read, per statement. */
+const BATCH = 1000
+
+/** How often each process numbers and reads without being told (a process that died between
+ * its commit and its sequencer's run, a notification lost while the listener reconnected). */
+const TICK_MS = 1000
+/** The same without a listening connection (behind a pooler with no direct URL). */
+const TICK_WITHOUT_LISTENER_MS = 100
+
+export interface PgEventLogOptions {
+  /** Where statements run: the pool. */
+  db: Database
+  /** The connection the sequencer runs on, never one a request waits for. */
+  sequencer: Queryable
+  /** A URL reaching PostgreSQL itself for LISTEN; undefined: none, read every 100 ms. */
+  listenUrl: string | undefined
+  retain: number
+  renderers: EventRenderers
+}
+
+interface EventRow {
+  id: number
+  type: EventType
+  subject: string
+  owner: string | null
+  time: Date
+  data: string
+}
+
+/**
+ * The events of the PostgreSQL stores (migrations/004.do.events.sql): written by the writes
+ * themselves, numbered after commit by the sequencer, which any process runs (one at a time),
+ * and announced by NOTIFY to one listening connection per process, which reads what is new
+ * once for all of the process's streams.
+ */
+export class PgEventLog implements EventLog {
+  readonly #listeners = new Listeners()
+  readonly publishedByType = new Map<EventType, number>()
+  #channel = ''
+  #listener: pg.Client | undefined
+  #tick: NodeJS.Timeout | undefined
+  #closed = false
+  #sequencing: Promise<void> | undefined
+  #sequenceAgain = false
+  #reading: Promise<void> | undefined
+  #readAgain = false
+
+  constructor(private readonly options: PgEventLogOptions) {}
+
+  /** Numbers what a previous run left, and starts listening from the newest event. */
+  async start(): Promise<void> {
+    const { rows } = await this.options.db.query<{ schema: string }>(
+      'SELECT current_schema() AS schema',
+    )
+    // Per schema: several services may share one database.
+    this.#channel = `tugas_events_${rows[0]?.schema ?? 'public'}`
+    await this.#sequence()
+    this.#listeners.newest = (await this.bounds()).newest
+    if (this.options.listenUrl !== undefined) await this.#listen(this.options.listenUrl)
+    const every = this.options.listenUrl === undefined ? TICK_WITHOUT_LISTENER_MS : TICK_MS
+    this.#tick = setInterval(() => {
+      this.#number()
+      this.#read()
+    }, every)
+    this.#tick.unref()
+  }
+
+  /** A write's event is committed: number it (and whatever else waits), then tell everyone. */
+  readonly published = (type: EventType): void => {
+    countType(this.publishedByType, type)
+    this.#number()
+  }
+
+  /** Runs the sequencer, once at a time, again when asked meanwhile. */
+  #number(): void {
+    if (this.#sequencing !== undefined) {
+      this.#sequenceAgain = true
+      return
+    }
+    this.#sequencing = this.#sequenceWhileAsked().finally(() => {
+      this.#sequencing = undefined
+    })
+  }
+
+  async #sequenceWhileAsked(): Promise<void> {
+    do {
+      this.#sequenceAgain = false
+      try {
+        await this.#sequence()
+      } catch {
+        // The database away: the next write or tick numbers it.
+        return
+      }
+    } while (this.#sequenceAgain && !this.#closed)
+    this.#read()
+  }
+
+  /**
+   * One numbering under the lock (taken before the statement, so that its snapshot holds every
+   * earlier numbering), with the NOTIFY that wakes every process's listener; then, when more
+   * than `retain` are kept, the oldest forgotten.
+   */
+  async #sequence(): Promise<void> {
+    const { retain } = this.options
+    await this.options.sequencer.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [SEQUENCER_LOCK])
+      const { rows } = await client.query<{ oldest: number; newest: number }>(
+        `WITH next AS (
+           SELECT seq, row_number() OVER (ORDER BY seq) AS rank
+           FROM (SELECT seq FROM events WHERE id IS NULL ORDER BY seq LIMIT $1) unnumbered),
+         last AS (SELECT coalesce(max(id), 0) AS id FROM events),
+         numbered AS (
+           UPDATE events e SET id = (SELECT id FROM last) + next.rank
+           FROM next WHERE e.seq = next.seq RETURNING e.id),
+         newest AS (SELECT min(id) AS first, max(id) AS id FROM numbered)
+         SELECT coalesce((SELECT min(id) FROM events), first) AS oldest, id AS newest,
+           pg_notify($2, id::text)
+         FROM newest WHERE id IS NOT NULL`,
+        [BATCH, this.#channel],
+      )
+      const numbered = rows[0]
+      if (numbered !== undefined && numbered.oldest <= numbered.newest - retain) {
+        await client.query('DELETE FROM events WHERE id <= $1', [numbered.newest - retain])
+      }
+    })
+  }
+
+  async #listen(url: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url, application_name: 'tugas events' })
+    client.on('notification', () => this.#read())
+    // A lost connection: listen again a second later, then read what was missed meanwhile.
+    const again = () => {
+      if (this.#listener !== client || this.#closed) return
+      this.#listener = undefined
+      client.end().catch(() => {})
+      setTimeout(() => {
+        if (this.#closed) return
+        this.#listen(url)
+          .then(() => this.#read())
+          .catch(again)
+      }, 1000).unref()
+    }
+    client.on('error', again)
+    client.on('end', again)
+    this.#listener = client
+    await client.connect()
+    await client.query(`LISTEN "${this.#channel}"`)
+  }
+
+  /** Reads what is new since the newest event passed on, and passes it on: once at a time. */
+  #read(): void {
+    if (this.#reading !== undefined) {
+      this.#readAgain = true
+      return
+    }
+    this.#reading = this.#readWhileAsked().finally(() => {
+      this.#reading = undefined
+    })
+  }
+
+  async #readWhileAsked(): Promise<void> {
+    do {
+      this.#readAgain = false
+      try {
+        let events: StoredEvent[]
+        do {
+          events = await this.after(this.#listeners.newest, BATCH)
+          this.#listeners.emit(events)
+        } while (events.length === BATCH && !this.#closed)
+      } catch {
+        // The database away: the next notification or tick reads it.
+        return
+      }
+    } while (this.#readAgain && !this.#closed)
+  }
+
+  async after(after: number, limit: number): Promise<StoredEvent[]> {
+    const { rows } = await this.options.db.query<EventRow>(
+      `SELECT id, type, subject, owner, time, data FROM events
+       WHERE id > $1 ORDER BY id LIMIT $2`,
+      [after, limit],
+    )
+    return rows.map((row) => this.#stored(row))
+  }
+
+  #stored({ id, type, subject, owner, time, data }: EventRow): StoredEvent {
+    const row = JSON.parse(data) as Record<string, unknown>
+    const render = type.endsWith('.deleted') ? undefined : this.options.renderers[resourceOf(type)]
+    const json = cloudEvent({
+      id,
+      type,
+      subject: fromText(subject),
+      time,
+      data: render ? render(row) : row,
+    })
+    return { id, type, owner: owner === null ? undefined : fromText(owner), json }
+  }
+
+  async bounds(): Promise<LogBounds> {
+    const { rows } = await this.options.db.query<{ oldest: number | null; newest: number }>(
+      'SELECT min(id) AS oldest, coalesce(max(id), 0) AS newest FROM events',
+    )
+    const { oldest, newest } = rows[0] as { oldest: number | null; newest: number }
+    return { oldest: oldest ?? undefined, newest }
+  }
+
+  subscribe(listener: (events: StoredEvent[]) => void): () => void {
+    return this.#listeners.subscribe(listener)
+  }
+
+  get newest(): number {
+    return this.#listeners.newest
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    clearInterval(this.#tick)
+    const listener = this.#listener
+    this.#listener = undefined
+    await Promise.all([listener?.end().catch(() => {}), this.#sequencing, this.#reading])
+  }
+}

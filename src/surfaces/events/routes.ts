@@ -1,0 +1,199 @@
+import http2, { type ServerHttp2Stream } from 'node:http2'
+import type { Socket } from 'node:net'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { Type } from 'typebox'
+import { ApiError } from '../../http/errors.js'
+import { headerValue } from '../../http/headers.js'
+import type { RouteSpec } from '../../http/route-spec.js'
+import { ALL_EVENT_TYPES, EVENT_TYPES, type EventType } from '../../store/events.js'
+import { presentedCredential } from '../supporting/access/guard.js'
+import type { Identity } from '../supporting/access/identity.js'
+import type { CredentialStore } from '../supporting/access/store.js'
+import { E2Body } from '../supporting/e2.js'
+import { failures, unauthenticated } from '../supporting/errors.js'
+import { Event, ResetData } from './schemas.js'
+import type { EventLog } from './store.js'
+import { EventStream, type OpenStreams, type StreamOptions } from './stream.js'
+
+export interface EventRouteOptions {
+  log: EventLog
+  credentials: CredentialStore
+  heartbeatMs: number
+  maxStreams: number
+  /** The streams open in this app: the route adds each, and each removes itself. */
+  streams: OpenStreams
+}
+
+const DIGITS = /^[0-9]+$/
+const DIGITS_RULE = 'must be an event id: decimal digits'
+
+/** `types=`: each a type, or `<resource>.*` for every type of one resource. */
+function typesOf(raw: string): Set<EventType> | undefined {
+  const types = new Set<EventType>()
+  for (const name of raw.split(',')) {
+    const resource = name.endsWith('.*') ? name.slice(0, -2) : undefined
+    if (resource !== undefined && Object.hasOwn(EVENT_TYPES, resource)) {
+      for (const type of EVENT_TYPES[resource as keyof typeof EVENT_TYPES]) types.add(type)
+    } else if ((ALL_EVENT_TYPES as readonly string[]).includes(name)) {
+      types.add(name as EventType)
+    } else {
+      return undefined
+    }
+  }
+  return types
+}
+
+/** The stream a request asks for: where it resumes and which types; 400 with every violation. */
+function streamQuery(request: FastifyRequest): {
+  after: number | undefined
+  types: Set<EventType> | undefined
+} {
+  const query = request.query as Record<string, string | string[] | undefined>
+  const violations: Record<string, string> = {}
+  const lastEventId = request.headers['last-event-id']
+  const sentAfter = query.after
+  if (lastEventId !== undefined && !DIGITS.test(headerValue(lastEventId) ?? '')) {
+    violations['Last-Event-ID'] = DIGITS_RULE
+  }
+  if (sentAfter !== undefined && (typeof sentAfter !== 'string' || !DIGITS.test(sentAfter))) {
+    violations.after = DIGITS_RULE
+  }
+  const sentTypes = query.types
+  const types = sentTypes === undefined ? undefined : typesOf([sentTypes].flat().join(','))
+  if (sentTypes !== undefined && types === undefined) {
+    violations.types = `must be event types or <resource>.*, separated by commas: ${ALL_EVENT_TYPES.join(', ')}`
+  }
+  if (Object.keys(violations).length > 0) {
+    throw new ApiError(400, 'VALIDATION_ERROR', 'request fails validation', violations)
+  }
+  // Last-Event-ID wins: a reconnecting EventSource keeps the URL's `after` and adds it.
+  const resume = headerValue(lastEventId) ?? (sentAfter as string | undefined)
+  // Past the safe integers it is past any id given: the stream resets.
+  return { after: resume === undefined ? undefined : Number(resume), types }
+}
+
+/** The identity of a credential sent; none sent is fine, an invalid one is 401 as on /profil. */
+async function callerOf(
+  request: FastifyRequest,
+  credentials: CredentialStore,
+): Promise<Identity | undefined> {
+  const presented = presentedCredential(request)
+  if (presented === undefined) return undefined
+  const credential = await credentials.identify(presented.secret)
+  if (credential === undefined) throw unauthenticated()
+  return credential.identity
+}
+
+/**
+ * The response a stream is written to, HTTP/1.1 or HTTP/2: what waits in it, and dropping it
+ * at once. A reset, not a close: a close would leave what the kernel holds for a client that
+ * does not read, and the client would never learn it was dropped.
+ */
+function responseOf(reply: FastifyReply): StreamOptions['response'] {
+  const raw = reply.raw as unknown as {
+    writableLength?: number
+    socket?: Socket | null
+    stream?: ServerHttp2Stream
+  }
+  return {
+    waiting: () => raw.stream?.writableLength ?? raw.writableLength ?? 0,
+    abort() {
+      if (raw.stream !== undefined) raw.stream.close(http2.constants.NGHTTP2_CANCEL)
+      else raw.socket?.resetAndDestroy()
+    },
+  }
+}
+
+const parameters: RouteSpec['parameters'] = [
+  {
+    name: 'after',
+    in: 'query',
+    description: 'Resume after this event id: every kept event after it, then live.',
+    schema: Type.String({ pattern: DIGITS.source }),
+  },
+  {
+    name: 'types',
+    in: 'query',
+    description: 'Only these types, comma-separated; `<resource>.*` for all of one resource.',
+    schema: Type.String(),
+    example: 'tugas.*',
+  },
+  {
+    name: 'Last-Event-ID',
+    in: 'header',
+    description: 'What `EventSource` sends on reconnecting; wins over `after`.',
+    schema: Type.String({ pattern: DIGITS.source }),
+  },
+]
+
+/** `GET /events`: the change feed as Server-Sent Events (docs/events.md). */
+export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
+  const { log, credentials, streams } = options
+  return [
+    {
+      method: 'GET',
+      path: '/events',
+      operationId: 'getEvents',
+      summary: 'The change feed: every write as an event, live, with resume.',
+      description:
+        'A Server-Sent Events stream: `retry: 2000` first, then each event as `id`, `event` (its ' +
+        'type) and `data` (the event JSON on one line), and `: keep-alive` after ' +
+        '`EVENTS_HEARTBEAT_MS` without one. `dokumen.*` events only reach a stream opened ' +
+        'with a credential that may read the document. Checks in order: a credential sent ' +
+        'must be valid (401), then `after`, `Last-Event-ID` and `types` (400), then the open ' +
+        'streams of this process (503).',
+      parameters,
+      security: ['bearer', 'apiKey', 'none'],
+      responses: {
+        200: {
+          description:
+            'The stream. A resumed stream whose next events are no longer kept starts with a ' +
+            '`reset` event (`id` the oldest kept minus one, data `ResetData`).',
+          eventStream: { event: Event, reset: ResetData },
+          headers: {
+            'Cache-Control': { description: 'Always `no-store`.', schema: Type.String() },
+          },
+        },
+        400: {
+          description: '`after`, `Last-Event-ID` or `types` malformed (`VALIDATION_ERROR`).',
+          schema: E2Body,
+        },
+        401: failures.unauthenticated,
+        ...failures.store,
+        503: {
+          description:
+            'More than `EVENTS_MAX_STREAMS` streams open in this process, or the store away ' +
+            '(`SERVICE_UNAVAILABLE`).',
+          schema: E2Body,
+          headers: { 'Retry-After': { description: 'Always `1`.', schema: Type.String() } },
+        },
+      },
+      async handler(request, reply) {
+        const identity = await callerOf(request, credentials)
+        const { after, types } = streamQuery(request)
+        if (streams.size >= options.maxStreams) {
+          reply.header('retry-after', '1')
+          throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'too many open event streams')
+        }
+        const stream = new EventStream({
+          log,
+          types,
+          identity,
+          after,
+          heartbeatMs: options.heartbeatMs,
+          response: responseOf(reply),
+        })
+        await stream.open()
+        streams.add(stream)
+        reply
+          .header('content-type', 'text/event-stream; charset=utf-8')
+          .header('cache-control', 'no-store')
+          // Proxies that buffer answers (nginx) send each event as it comes.
+          .header('x-accel-buffering', 'no')
+          .send(stream.body)
+        void stream.replay()
+        return reply
+      },
+    },
+  ]
+}
