@@ -80,7 +80,16 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
     ...(options.now && { now: options.now }),
     ...(options.tls && { tls: options.tls }),
   })
-  if (options.closedBy !== 'caller') after(() => app.close())
+  if (options.closedBy !== 'caller') {
+    after(() => app.close())
+    // Closed when the file ends at the latest: a hook registered inside a test is not always
+    // run (a test that reads a shared app first, in Node 20), and an app left open keeps the
+    // process alive (its change feed reads every second).
+    open.add(app)
+    app.addHook('onClose', async () => {
+      open.delete(app)
+    })
+  }
   await app.ready()
   storesByApp.set(app, infrastructure.stores)
   return app
@@ -91,8 +100,12 @@ const storesByApp = new WeakMap<FastifyInstance, Stores>()
 /** The apps a file's tests share, by the options they were built with (see sharedApp). */
 const sharedApps = new Map<string, Promise<FastifyInstance>>()
 
+/** The apps testApp built that are not closed yet. */
+const open = new Set<FastifyInstance>()
+
 after(async () => {
   for (const app of sharedApps.values()) await (await app).close()
+  for (const app of open) await app.close()
 })
 
 /**

@@ -196,12 +196,14 @@ async function admin(): Promise<pg.Pool> {
 
 /**
  * The shape of `schema`, read with it as the search path (so that no definition names it, and
- * two schemas of the same migrations read the same).
+ * two schemas of the same migrations read the same). An index's definition names its table's
+ * schema whatever the search path: that name is taken out (before, no schema but the first
+ * ever matched the first's shape, so none was used twice).
  */
 async function shapeOf(client: pg.PoolClient, schema: string): Promise<string> {
   await client.query(`SET LOCAL search_path TO ${pg.escapeIdentifier(schema)}`)
   const { rows } = await client.query<{ shape: string }>(SHAPE, [schema])
-  return rows[0]?.shape ?? ''
+  return (rows[0]?.shape ?? '').replaceAll(` ON ${schema}.`, ' ON ')
 }
 
 /** Runs `work` in a transaction on one connection of `pool`. */

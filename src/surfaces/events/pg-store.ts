@@ -161,6 +161,10 @@ export class PgEventLog implements EventLog {
     client.on('end', again)
     this.#listener = client
     await client.connect()
+    // Like the tick, it never keeps the process alive by itself: the server does, while it runs.
+    ;(
+      client as unknown as { connection?: { stream?: { unref?(): void } } }
+    ).connection?.stream?.unref?.()
     await client.query(`LISTEN "${this.#channel}"`)
   }
 

@@ -94,15 +94,11 @@ export class EventStream {
     this.#stop = log.subscribe((events) => this.#passed(events))
     try {
       const { oldest, newest } = await log.bounds()
-      this.#last = after
       // An id above any given (from before a restart of the memory store), or one whose
       // successors are no longer all kept: the client must read the state again.
       const first = oldest ?? newest + 1
-      if (after > newest || after < first - 1) {
-        this.#last = first - 1
-        const data = JSON.stringify({ oldest: String(first) })
-        this.#write(`id: ${first - 1}\nevent: reset\ndata: ${data}\n\n`)
-      }
+      if (after > newest || after < first - 1) this.#reset(first)
+      else this.#last = after
     } catch (error) {
       this.close()
       throw error
@@ -165,10 +161,20 @@ export class EventStream {
   /** Sends `event` unless it was already passed or is not for this stream: whether it wrote. */
   #sent(event: StoredEvent): boolean {
     if (event.id <= this.#last) return false
+    // Ids are consecutive: a jump means the events between were forgotten (EVENTS_RETAIN)
+    // before this process read them, and the client must read the state again.
+    if (event.id > this.#last + 1) this.#reset(event.id)
     this.#last = event.id
     if (!this.#shows(event)) return false
     this.#write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`)
     return true
+  }
+
+  /** The `reset` event: what follows starts at `oldest`, the events before it are gone. */
+  #reset(oldest: number): void {
+    this.#last = oldest - 1
+    const data = JSON.stringify({ oldest: String(oldest) })
+    this.#write(`id: ${oldest - 1}\nevent: reset\ndata: ${data}\n\n`)
   }
 
   #shows(event: StoredEvent): boolean {
