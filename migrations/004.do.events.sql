@@ -8,9 +8,13 @@
 -- continuing from the largest id. Whatever a reader has seen numbered, anything numbered later
 -- gets a larger id. `data` is the written row's columns as JSON; the service renders it as the
 -- surface's item read.
+--
+-- A write pays for one index entry: the partial index of the events not numbered yet (the
+-- sequencer's work, few at any time). The id's unique index holds only numbered events, so an
+-- event enters it when it is numbered.
 CREATE TABLE events (
-  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-  id bigint UNIQUE,
+  seq bigint GENERATED ALWAYS AS IDENTITY,
+  id bigint,
   type text NOT NULL,
   subject text NOT NULL,
   -- Who may see it where not everyone may: a document's owner (dokumen.*).
@@ -18,5 +22,5 @@ CREATE TABLE events (
   time timestamptz(3) NOT NULL DEFAULT clock_timestamp(),
   data text NOT NULL
 );
--- The sequencer's work: the events not numbered yet, few at any time.
 CREATE INDEX events_unnumbered ON events (seq) WHERE id IS NULL;
+CREATE UNIQUE INDEX events_id ON events (id) WHERE id IS NOT NULL;

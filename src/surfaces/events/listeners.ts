@@ -14,6 +14,11 @@ export class Listeners {
   readonly #listeners = new Set<(events: StoredEvent[]) => void>()
   newest = 0
 
+  /** Whether anyone listens: when not, nothing need be read. */
+  get listening(): boolean {
+    return this.#listeners.size > 0
+  }
+
   subscribe(listener: (events: StoredEvent[]) => void): () => void {
     this.#listeners.add(listener)
     return () => this.#listeners.delete(listener)

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import type { EventResource, EventType } from '../../store/events.js'
 import { resourceOf } from '../../store/events.js'
-import type { Database, Queryable } from '../../store/postgres/database.js'
+import type { Database } from '../../store/postgres/database.js'
 import { fromText } from '../../store/postgres/text.js'
 import { cloudEvent } from './cloud-event.js'
 import { countType, Listeners } from './listeners.js'
@@ -14,6 +14,12 @@ export type EventRenderers = Partial<
 
 /** The lock the sequencer holds for its transaction: one numbering at a time, every process. */
 const SEQUENCER_LOCK = 7_265_738_403
+
+/** The least time between the starts of two numberings in a row (see #sequenceWhileAsked). */
+const SEQUENCE_GAP_MS = 5
+
+/** How the sequencer's transaction begins: with its lock, in the same round trip. */
+const LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`
 
 /** Events numbered, or read, per statement. */
 const BATCH = 1000
@@ -28,7 +34,7 @@ export interface PgEventLogOptions {
   /** Where statements run: the pool. */
   db: Database
   /** The connection the sequencer runs on, never one a request waits for. */
-  sequencer: Queryable
+  sequencer: Database
   /** A URL reaching PostgreSQL itself for LISTEN; undefined: none, read every 100 ms. */
   listenUrl: string | undefined
   retain: number
@@ -61,6 +67,8 @@ export class PgEventLog implements EventLog {
   #sequenceAgain = false
   #reading: Promise<void> | undefined
   #readAgain = false
+  /** The newest id a notification or this process's sequencer announced. */
+  #announced = 0
 
   constructor(private readonly options: PgEventLogOptions) {}
 
@@ -102,14 +110,19 @@ export class PgEventLog implements EventLog {
   async #sequenceWhileAsked(): Promise<void> {
     do {
       this.#sequenceAgain = false
+      const started = performance.now()
       try {
-        await this.#sequence()
+        this.#announce(await this.#sequence())
       } catch {
         // The database away: the next write or tick numbers it.
         return
       }
+      this.#read()
+      // Under a stream of writes, one numbering per SEQUENCE_GAP_MS, each of more events,
+      // rather than one per round trip: each costs the database a commit of its own.
+      const rest = SEQUENCE_GAP_MS - (performance.now() - started)
+      if (this.#sequenceAgain && rest > 0) await new Promise((done) => setTimeout(done, rest))
     } while (this.#sequenceAgain && !this.#closed)
-    this.#read()
   }
 
   /**
@@ -117,10 +130,9 @@ export class PgEventLog implements EventLog {
    * earlier numbering), with the NOTIFY that wakes every process's listener; then, when more
    * than `retain` are kept, the oldest forgotten.
    */
-  async #sequence(): Promise<void> {
+  async #sequence(): Promise<number | undefined> {
     const { retain } = this.options
-    await this.options.sequencer.transaction(async (client) => {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SEQUENCER_LOCK])
+    return this.options.sequencer.transaction(async (client) => {
       const { rows } = await client.query<{ oldest: number; newest: number }>(
         `WITH next AS (
            SELECT seq, row_number() OVER (ORDER BY seq) AS rank
@@ -128,7 +140,7 @@ export class PgEventLog implements EventLog {
          last AS (SELECT coalesce(max(id), 0) AS id FROM events),
          numbered AS (
            UPDATE events e SET id = (SELECT id FROM last) + next.rank
-           FROM next WHERE e.seq = next.seq RETURNING e.id),
+           FROM next WHERE e.seq = next.seq AND e.id IS NULL RETURNING e.id),
          newest AS (SELECT min(id) AS first, max(id) AS id FROM numbered)
          SELECT coalesce((SELECT min(id) FROM events), first) AS oldest, id AS newest,
            pg_notify($2, id::text)
@@ -139,12 +151,16 @@ export class PgEventLog implements EventLog {
       if (numbered !== undefined && numbered.oldest <= numbered.newest - retain) {
         await client.query('DELETE FROM events WHERE id <= $1', [numbered.newest - retain])
       }
-    })
+      return numbered?.newest
+    }, LOCKED)
   }
 
   async #listen(url: string): Promise<void> {
     const client = new pg.Client({ connectionString: url, application_name: 'tugas events' })
-    client.on('notification', () => this.#read())
+    client.on('notification', (message) => {
+      this.#announce(Number(message.payload))
+      this.#read()
+    })
     // A lost connection: listen again a second later, then read what was missed meanwhile.
     const again = () => {
       if (this.#listener !== client || this.#closed) return
@@ -168,8 +184,20 @@ export class PgEventLog implements EventLog {
     await client.query(`LISTEN "${this.#channel}"`)
   }
 
-  /** Reads what is new since the newest event passed on, and passes it on: once at a time. */
+  #announce(newest: number | undefined): void {
+    if (newest !== undefined && newest > this.#announced) this.#announced = newest
+  }
+
+  /**
+   * Reads what is new since the newest event passed on, and passes it on: once at a time. With
+   * no stream listening nothing is read (nor rendered): the newest announced is only noted, so
+   * that a stream opened later starts after it.
+   */
   #read(): void {
+    if (!this.#listeners.listening) {
+      if (this.#announced > this.#listeners.newest) this.#listeners.newest = this.#announced
+      return
+    }
     if (this.#reading !== undefined) {
       this.#readAgain = true
       return

@@ -122,6 +122,25 @@ test('an id past any given (from before a restart) starts with a reset too', asy
   assert.equal(reset?.id, String(Number(oldest) - 1))
 })
 
+test('the seed publishes nothing, nor does an answer replayed for an Idempotency-Key', async () => {
+  const { url } = await listeningApp()
+  const key = { 'idempotency-key': 'feed-1' }
+  const first = await send(`${url}/tugas`, 'POST', { title: 'Sekali saja' }, key)
+  const again = await send(`${url}/tugas`, 'POST', { title: 'Sekali saja' }, key)
+  assert.deepEqual(again, first)
+  await createTask(url, 'Penanda')
+  const everything = await openStream(`${url}/events?after=0`)
+  const events = eventsOf(await everything.until(withEvents(2)))
+  everything.close()
+  assert.deepEqual(
+    events.map((frame) => [frame.id, dataOf(frame).data.title]),
+    [
+      ['1', 'Sekali saja'],
+      ['2', 'Penanda'],
+    ],
+  )
+})
+
 test('types: only the types asked for, ids keeping their values', async () => {
   const { url } = await listeningApp()
   const todosOnly = await openStream(`${url}/events?types=todos.created,api-tugas.*`)
