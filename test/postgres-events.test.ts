@@ -91,7 +91,6 @@ describe('events across two processes on one database', { skip }, () => {
 
     // Resuming from any id, on either process, gives the identical tail.
     for (const [at, frame] of onA.entries()) {
-      if (at % 7 !== 0 && at !== onA.length - 1) continue
       const base = bases[at % 2] as string
       const resumed = await openStream(`${base}/events?after=${frame.id}`)
       const tail = onA.slice(at + 1)

@@ -5,6 +5,7 @@ import type { Database } from '../../store/postgres/database.js'
 import { fromText } from '../../store/postgres/text.js'
 import { cloudEvent } from './cloud-event.js'
 import { countType, Listeners } from './listeners.js'
+import { OnceAtATime } from './once-at-a-time.js'
 import type { EventLog, LogBounds, StoredEvent } from './store.js'
 
 /** Each resource's item from its written row as JSON (the outbox's `data`); deletions are `{ id }`. */
@@ -63,10 +64,8 @@ export class PgEventLog implements EventLog {
   #listener: pg.Client | undefined
   #tick: NodeJS.Timeout | undefined
   #closed = false
-  #sequencing: Promise<void> | undefined
-  #sequenceAgain = false
-  #reading: Promise<void> | undefined
-  #readAgain = false
+  readonly #numbering = new OnceAtATime(() => this.#numberOnce())
+  readonly #reading = new OnceAtATime(() => this.#readNew())
   /** The newest id a notification or this process's sequencer announced. */
   #announced = 0
 
@@ -98,31 +97,22 @@ export class PgEventLog implements EventLog {
 
   /** Runs the sequencer, once at a time, again when asked meanwhile. */
   #number(): void {
-    if (this.#sequencing !== undefined) {
-      this.#sequenceAgain = true
-      return
-    }
-    this.#sequencing = this.#sequenceWhileAsked().finally(() => {
-      this.#sequencing = undefined
-    })
+    if (!this.#closed) this.#numbering.ask()
   }
 
-  async #sequenceWhileAsked(): Promise<void> {
-    do {
-      this.#sequenceAgain = false
-      const started = performance.now()
-      try {
-        this.#announce(await this.#sequence())
-      } catch {
-        // The database away: the next write or tick numbers it.
-        return
-      }
-      this.#read()
-      // Under a stream of writes, one numbering per SEQUENCE_GAP_MS, each of more events,
-      // rather than one per round trip: each costs the database a commit of its own.
-      const rest = SEQUENCE_GAP_MS - (performance.now() - started)
-      if (this.#sequenceAgain && rest > 0) await new Promise((done) => setTimeout(done, rest))
-    } while (this.#sequenceAgain && !this.#closed)
+  async #numberOnce(): Promise<void> {
+    const started = performance.now()
+    try {
+      this.#announce(await this.#sequence())
+    } catch {
+      // The database away: the next write or tick numbers it.
+      return
+    }
+    this.#read()
+    // Under a stream of writes, one numbering per SEQUENCE_GAP_MS, each of more events, rather
+    // than one per round trip: each costs the database a commit of its own.
+    const rest = SEQUENCE_GAP_MS - (performance.now() - started)
+    if (this.#numbering.asked && rest > 0) await new Promise((done) => setTimeout(done, rest))
   }
 
   /**
@@ -198,29 +188,19 @@ export class PgEventLog implements EventLog {
       if (this.#announced > this.#listeners.newest) this.#listeners.newest = this.#announced
       return
     }
-    if (this.#reading !== undefined) {
-      this.#readAgain = true
-      return
-    }
-    this.#reading = this.#readWhileAsked().finally(() => {
-      this.#reading = undefined
-    })
+    if (!this.#closed) this.#reading.ask()
   }
 
-  async #readWhileAsked(): Promise<void> {
-    do {
-      this.#readAgain = false
-      try {
-        let events: StoredEvent[]
-        do {
-          events = await this.after(this.#listeners.newest, BATCH)
-          this.#listeners.emit(events)
-        } while (events.length === BATCH && !this.#closed)
-      } catch {
-        // The database away: the next notification or tick reads it.
-        return
-      }
-    } while (this.#readAgain && !this.#closed)
+  async #readNew(): Promise<void> {
+    try {
+      let events: StoredEvent[]
+      do {
+        events = await this.after(this.#listeners.newest, BATCH)
+        this.#listeners.emit(events)
+      } while (events.length === BATCH && !this.#closed)
+    } catch {
+      // The database away: the next notification or tick reads it.
+    }
   }
 
   async after(after: number, limit: number): Promise<StoredEvent[]> {
@@ -266,6 +246,10 @@ export class PgEventLog implements EventLog {
     clearInterval(this.#tick)
     const listener = this.#listener
     this.#listener = undefined
-    await Promise.all([listener?.end().catch(() => {}), this.#sequencing, this.#reading])
+    await Promise.all([
+      listener?.end().catch(() => {}),
+      this.#numbering.idle(),
+      this.#reading.idle(),
+    ])
   }
 }
