@@ -44,6 +44,8 @@ declare module 'autocannon' {
 
     /** Without a callback, autocannon returns an event emitter that is also a thenable. */
     interface Instance extends PromiseLike<Result> {
+      /** Ends the load before its duration (the instance then resolves). */
+      stop(): void
       /** Every response; `responseTime` is in milliseconds, with sub-millisecond precision. */
       on(
         event: 'response',

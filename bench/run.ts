@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { runEvents } from './events.js'
 import { runScale, type ScaleStore } from './scale.js'
 import {
   freshDatabase,
@@ -344,8 +345,13 @@ async function main(): Promise<void> {
     throw new Error(`BENCH_DURATION=${process.env.BENCH_DURATION} must be a number of seconds > 0`)
   }
   const only = process.env.BENCH_ONLY || undefined
-  if (only !== undefined && !['scale', 'scale-pg', 'workers', 'hot', 'pg'].includes(only)) {
-    throw new Error(`BENCH_ONLY=${only}: only scale, scale-pg, workers, hot or pg runs alone`)
+  if (
+    only !== undefined &&
+    !['scale', 'scale-pg', 'workers', 'hot', 'pg', 'events'].includes(only)
+  ) {
+    throw new Error(
+      `BENCH_ONLY=${only}: only scale, scale-pg, workers, hot, pg or events runs alone`,
+    )
   }
   const scale = (store: ScaleStore) =>
     runScale({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS, store })
@@ -358,6 +364,8 @@ async function main(): Promise<void> {
   if (only === 'scale') return scale('memory')
   if (only === 'scale-pg') return scale('postgres')
   if (only === 'workers') return workers()
+  const events = () => runEvents({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
+  if (only === 'events') return events()
   console.log(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target; ` +
       `${SEED_TASKS} seeded tasks; service logging at info (production default).`,
@@ -445,6 +453,7 @@ async function main(): Promise<void> {
   if (only === 'hot' || only === 'pg') return
   // After every other server has stopped: these services need the cores to themselves.
   await workers()
+  await events()
   await scale('memory')
   if ((await postgresProblem()) === undefined) await scale('postgres')
 }

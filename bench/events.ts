@@ -1,0 +1,213 @@
+// The change feed's scenario (issue 24), on each store: what 1,000 open streams cost a read and
+// a create, the memory each stream holds, and the time from a create's answer to its event at a
+// subscriber, idle and while ten clients create as fast as they are answered.
+import type { ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { request } from 'node:http'
+import autocannon from 'autocannon'
+import {
+  freshDatabase,
+  measure,
+  postgresProblem,
+  SERVICE_ARGS,
+  startServer,
+  stop,
+} from './servers.js'
+
+export interface EventsSettings {
+  duration: number
+  warmup: number
+  connections: number
+}
+
+const STREAMS = 1000
+const LATENCY_SAMPLES = 200
+const POST_TASK = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
+
+/** The resident memory of process `pid`, in bytes (Linux). */
+function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? Number.NaN) * 1024
+}
+
+/** `count` streams on `url`, each read and dropped; `close` ends them. */
+async function openStreams(url: string, count: number) {
+  const requests = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof request>>((resolve, reject) => {
+          const sent = request(`${url}/events`, { agent: false }, (response) => {
+            response.resume()
+            resolve(sent)
+          })
+          sent.on('error', reject)
+          sent.end()
+        }),
+    ),
+  )
+  return { close: () => requests.forEach((sent) => sent.destroy()) }
+}
+
+/** One create; resolves with its task id. */
+function create(url: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sent = request(
+      `${url}/tugas`,
+      { method: 'POST', headers: { 'content-type': 'application/json' } },
+      (response) => {
+        let text = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          text += chunk
+        })
+        response.on('end', () => resolve(String((JSON.parse(text) as { id: number }).id)))
+      },
+    )
+    sent.on('error', reject)
+    sent.end(POST_TASK)
+  })
+}
+
+/** A subscriber that notes when each task's `tugas.created` arrives, by the task's id. */
+async function subscriber(url: string) {
+  const arrived = new Map<string, number>()
+  const waiting = new Map<string, () => void>()
+  let buffer = ''
+  const sent = request(`${url}/events?types=tugas.created`, { agent: false })
+  await new Promise<void>((resolve, reject) => {
+    sent.on('response', (response) => {
+      response.setEncoding('utf8')
+      response.on('data', (chunk: string) => {
+        const now = performance.now()
+        buffer += chunk
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+          const subject = /"subject":"(\d+)"/.exec(buffer.slice(0, end))?.[1]
+          buffer = buffer.slice(end + 2)
+          if (subject === undefined) continue
+          arrived.set(subject, now)
+          waiting.get(subject)?.()
+        }
+      })
+      resolve()
+    })
+    sent.on('error', reject)
+    sent.end()
+  })
+  return {
+    /** Milliseconds from a create's answer to its event here. */
+    async latency(): Promise<number> {
+      const id = await create(url)
+      const answered = performance.now()
+      if (!arrived.has(id)) await new Promise<void>((done) => waiting.set(id, done))
+      waiting.delete(id)
+      return (arrived.get(id) as number) - answered
+    },
+    close: () => sent.destroy(),
+  }
+}
+
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] ?? Number.NaN
+
+async function latencies(url: string, load: boolean, settings: EventsSettings) {
+  const feed = await subscriber(url)
+  const background = load
+    ? autocannon({
+        url: `${url}/tugas`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: POST_TASK,
+        connections: settings.connections,
+        duration: 3600,
+      })
+    : undefined
+  if (background) await new Promise((resolve) => setTimeout(resolve, settings.warmup * 1000))
+  const times: number[] = []
+  for (let n = 0; n < LATENCY_SAMPLES; n += 1) {
+    times.push(await feed.latency())
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  background?.stop()
+  await background
+  feed.close()
+  times.sort((a, b) => a - b)
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
+}
+
+async function rate(url: string, post: boolean, settings: EventsSettings): Promise<number> {
+  const options: autocannon.Options = {
+    url: `${url}${post ? '/tugas' : '/tugas/1'}`,
+    connections: settings.connections,
+    duration: settings.warmup,
+    ...(post && {
+      method: 'POST' as const,
+      headers: { 'content-type': 'application/json' },
+      body: POST_TASK,
+    }),
+  }
+  await measure(options)
+  const { result } = await measure({ ...options, duration: settings.duration })
+  return result.requests.average
+}
+
+/** The scenario on one store; its rows. */
+async function onStore(store: 'memory' | 'postgres', settings: EventsSettings) {
+  const children: ChildProcess[] = []
+  try {
+    const env: NodeJS.ProcessEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
+    if (store === 'postgres') env.DATABASE_URL = await freshDatabase('tugas_bench_events')
+    const started = startServer(SERVICE_ARGS, env)
+    children.push(started.child)
+    const url = await started.url
+    const pid = started.child.pid as number
+    const alone = { get: await rate(url, false, settings), post: await rate(url, true, settings) }
+    const idle = await latencies(url, false, settings)
+    const loaded = await latencies(url, true, settings)
+    const before = residentBytes(pid)
+    const streams = await openStreams(url, STREAMS)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const perStream = (residentBytes(pid) - before) / STREAMS
+    const beside = { get: await rate(url, false, settings), post: await rate(url, true, settings) }
+    streams.close()
+    const ms = (value: number) => value.toFixed(2)
+    const ratio = (beside: number, by: number) =>
+      `${Math.round(beside)} vs ${Math.round(by)} alone: ${(beside / by).toFixed(2)}`
+    return [
+      {
+        store,
+        measure: `GET /tugas/1, req/s, beside ${STREAMS} open streams`,
+        result: ratio(beside.get, alone.get),
+      },
+      {
+        store,
+        measure: `POST /tugas, req/s, beside ${STREAMS} open streams`,
+        result: ratio(beside.post, alone.post),
+      },
+      {
+        store,
+        measure: 'event latency idle, ms',
+        result: `p50 ${ms(idle.p50)}, p99 ${ms(idle.p99)}`,
+      },
+      {
+        store,
+        measure: `event latency, ${settings.connections} clients creating, ms`,
+        result: `p50 ${ms(loaded.p50)}, p99 ${ms(loaded.p99)}`,
+      },
+      { store, measure: 'memory per open stream, bytes', result: String(Math.round(perStream)) },
+    ]
+  } finally {
+    await Promise.all(children.map(stop))
+  }
+}
+
+export async function runEvents(settings: EventsSettings): Promise<void> {
+  console.log(
+    `\nThe change feed: ${STREAMS} open streams beside reads and creates, event latency from a` +
+      ` create's answer to a subscriber (${LATENCY_SAMPLES} creates, idle and beside` +
+      ` ${settings.connections} clients creating), memory per stream.`,
+  )
+  const rows = await onStore('memory', settings)
+  if ((await postgresProblem()) === undefined) rows.push(...(await onStore('postgres', settings)))
+  console.table(rows)
+}
