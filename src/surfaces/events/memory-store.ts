@@ -30,7 +30,8 @@ export class MemoryEventLog implements EventLog {
     countType(this.publishedByType, event.type)
     this.#kept.push(stored)
     if (this.#kept.length - this.#head > this.retain) this.#forgetOldest()
-    if (this.#waiting.push(stored) === 1) queueMicrotask(() => this.#deliver())
+    // Delivered once per turn of the event loop: each stream then writes once for all of it.
+    if (this.#waiting.push(stored) === 1) setImmediate(() => this.#deliver())
   }
 
   #forgetOldest(): void {

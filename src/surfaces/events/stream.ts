@@ -35,6 +35,23 @@ export class OpenStreams {
   }
 }
 
+/** Each event's frame, made once for every stream that sends it. */
+const frames = new WeakMap<StoredEvent, string>()
+
+function frameOf(event: StoredEvent): string {
+  let frame = frames.get(event)
+  if (frame === undefined) {
+    frame = `id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`
+    frames.set(event, frame)
+  }
+  return frame
+}
+
+/** The `reset` event before `oldest`: the events before it are gone. */
+function resetFrame(oldest: number): string {
+  return `id: ${oldest - 1}\nevent: reset\ndata: ${JSON.stringify({ oldest: String(oldest) })}\n\n`
+}
+
 /** Events read from the log per statement while a stream catches up. */
 const CATCH_UP_BATCH = 1000
 
@@ -154,27 +171,36 @@ export class EventStream {
     await Promise.race([once(this.body, 'drain'), once(this.body, 'close')])
   }
 
+  /** Sends a batch the log passed on in one write: one per batch, not per event and stream. */
   #send(events: StoredEvent[]): void {
-    for (const event of events) this.#sent(event)
+    let text = ''
+    for (const event of events) text += this.#frames(event)
+    if (text !== '') this.#write(text)
   }
 
   /** Sends `event` unless it was already passed or is not for this stream: whether it wrote. */
   #sent(event: StoredEvent): boolean {
-    if (event.id <= this.#last) return false
-    // Ids are consecutive: a jump means the events between were forgotten (EVENTS_RETAIN)
-    // before this process read them, and the client must read the state again.
-    if (event.id > this.#last + 1) this.#reset(event.id)
+    const text = this.#frames(event)
+    if (text !== '') this.#write(text)
+    return text !== ''
+  }
+
+  /**
+   * What `event` adds to the stream: nothing when it was already passed or is not for this
+   * stream; a reset before it when ids jump (consecutive ids: the events between were
+   * forgotten, EVENTS_RETAIN, before this process read them).
+   */
+  #frames(event: StoredEvent): string {
+    if (event.id <= this.#last) return ''
+    const reset = event.id > this.#last + 1 ? resetFrame(event.id) : ''
     this.#last = event.id
-    if (!this.#shows(event)) return false
-    this.#write(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`)
-    return true
+    return this.#shows(event) ? reset + frameOf(event) : reset
   }
 
   /** The `reset` event: what follows starts at `oldest`, the events before it are gone. */
   #reset(oldest: number): void {
     this.#last = oldest - 1
-    const data = JSON.stringify({ oldest: String(oldest) })
-    this.#write(`id: ${oldest - 1}\nevent: reset\ndata: ${data}\n\n`)
+    this.#write(resetFrame(oldest))
   }
 
   #shows(event: StoredEvent): boolean {
