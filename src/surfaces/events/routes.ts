@@ -175,6 +175,14 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
           reply.header('retry-after', '1')
           throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'too many open event streams')
         }
+        const headers = {
+          'content-type': 'text/event-stream; charset=utf-8',
+          'cache-control': 'no-store',
+          // Proxies that buffer answers (nginx) send each event as it comes.
+          'x-accel-buffering': 'no',
+        }
+        // HEAD: the stream's headers, and no stream left open behind them.
+        if (request.method === 'HEAD') return reply.headers(headers).send('')
         const stream = new EventStream({
           log,
           types,
@@ -185,12 +193,7 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
         })
         await stream.open()
         streams.add(stream)
-        reply
-          .header('content-type', 'text/event-stream; charset=utf-8')
-          .header('cache-control', 'no-store')
-          // Proxies that buffer answers (nginx) send each event as it comes.
-          .header('x-accel-buffering', 'no')
-          .send(stream.body)
+        reply.headers(headers).send(stream.body)
         void stream.replay()
         return reply
       },

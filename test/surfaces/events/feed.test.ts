@@ -206,6 +206,24 @@ test('dokumen events reach only streams whose credential may read the document; 
   )
 })
 
+test('HEAD /events answers the headers and opens no stream; other methods are 405 with Allow', async () => {
+  const { url } = await listeningApp({ config: { eventsMaxStreams: 1 } })
+  const head = await fetch(`${url}/events`, { method: 'HEAD' })
+  assert.equal(head.status, 200)
+  assert.equal(head.headers.get('content-type'), 'text/event-stream; charset=utf-8')
+  // The one stream allowed is still free.
+  const stream = await openStream(`${url}/events`)
+  assert.equal(stream.status, 200)
+  stream.close()
+  const post = await fetch(`${url}/events`, { method: 'POST' })
+  assert.equal(post.status, 405)
+  assert.equal(post.headers.get('allow'), 'GET, HEAD')
+  assert.equal(
+    ((await post.json()) as { error: { code: string } }).error.code,
+    'METHOD_NOT_ALLOWED',
+  )
+})
+
 test('past EVENTS_MAX_STREAMS open in the process: 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
   const { url } = await listeningApp({ config: { eventsMaxStreams: 1 } })
   const first = await openStream(`${url}/events`)
