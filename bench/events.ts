@@ -46,7 +46,11 @@ async function openStreams(url: string, count: number) {
         }),
     ),
   )
-  return { close: () => requests.forEach((sent) => sent.destroy()) }
+  return {
+    close() {
+      for (const sent of requests) sent.destroy()
+    },
+  }
 }
 
 /** One create; resolves with its task id. */
