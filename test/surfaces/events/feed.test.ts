@@ -35,6 +35,9 @@ const createTask = (url: string, title: string) => send(`${url}/tugas`, 'POST', 
 const eventsOf = (frames: Frame[]) => frames.filter((frame) => frame.data !== undefined)
 const withEvents = (count: number) => (frames: Frame[]) => eventsOf(frames).length >= count
 const dataOf = (frame: Frame) => JSON.parse(frame.data as string)
+/** The E2 `code` of an error answer. */
+const codeOf = async (response: Response) =>
+  ((await response.json()) as { error: { code: string } }).error.code
 
 test('a stream: retry first, then each write as an event with its id, type and the answer as data', async () => {
   const { url } = await listeningApp()
@@ -200,10 +203,7 @@ test('dokumen events reach only streams whose credential may read the document; 
   const refused = await fetch(`${url}/events`, { headers: { authorization: 'Bearer nope' } })
   assert.equal(refused.status, 401)
   assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="api"')
-  assert.equal(
-    ((await refused.json()) as { error: { code: string } }).error.code,
-    'UNAUTHENTICATED',
-  )
+  assert.equal(await codeOf(refused), 'UNAUTHENTICATED')
 })
 
 test('HEAD /events answers the headers and opens no stream; other methods are 405 with Allow', async () => {
@@ -218,10 +218,7 @@ test('HEAD /events answers the headers and opens no stream; other methods are 40
   const post = await fetch(`${url}/events`, { method: 'POST' })
   assert.equal(post.status, 405)
   assert.equal(post.headers.get('allow'), 'GET, HEAD')
-  assert.equal(
-    ((await post.json()) as { error: { code: string } }).error.code,
-    'METHOD_NOT_ALLOWED',
-  )
+  assert.equal(await codeOf(post), 'METHOD_NOT_ALLOWED')
 })
 
 test('past EVENTS_MAX_STREAMS open in the process: 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
@@ -230,10 +227,7 @@ test('past EVENTS_MAX_STREAMS open in the process: 503 SERVICE_UNAVAILABLE with 
   const second = await fetch(`${url}/events`)
   assert.equal(second.status, 503)
   assert.equal(second.headers.get('retry-after'), '1')
-  assert.equal(
-    ((await second.json()) as { error: { code: string } }).error.code,
-    'SERVICE_UNAVAILABLE',
-  )
+  assert.equal(await codeOf(second), 'SERVICE_UNAVAILABLE')
   first.close()
   await first.ended
   // Its place is free again once it closed.
