@@ -1,14 +1,17 @@
 // The change feed's scenario (issue 24), on each store: what 1,000 open streams cost a read and
 // a create, the memory each stream holds, and the time from a create's answer to its event at a
-// subscriber, idle and while ten clients create as fast as they are answered.
+// subscriber, idle and while ten clients create as fast as they are answered; on PostgreSQL,
+// what the outbox costs a create (the same service with writes that store no event).
 import type { ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
+import { join } from 'node:path'
 import autocannon from 'autocannon'
 import {
   freshDatabase,
   measure,
   postgresProblem,
+  ROOT,
   SERVICE_ARGS,
   startServer,
   stop,
@@ -155,38 +158,75 @@ async function rate(url: string, post: boolean, settings: EventsSettings): Promi
   return result.requests.average
 }
 
+/** How many times each side of a comparison is measured, in turn with the other. */
+const ROUNDS = 3
+
+/**
+ * `a` then `b`, ROUNDS times over, so that the machine's drift in speed (a tenth from minute to
+ * minute here) falls on both alike: the mean rate of each.
+ */
+async function inTurn(a: () => Promise<number>, b: () => Promise<number>) {
+  let [sumA, sumB] = [0, 0]
+  for (let round = 0; round < ROUNDS; round += 1) {
+    sumA += await a()
+    sumB += await b()
+  }
+  return { a: sumA / ROUNDS, b: sumB / ROUNDS }
+}
+
+const ratio = (value: number, by: number, label: string) =>
+  `${Math.round(value)} vs ${Math.round(by)} ${label}: ${(value / by).toFixed(2)}`
+
+/** The service (`args`) on a fresh database of its own, or in memory. */
+async function service(children: ChildProcess[], store: Store, name: string, args = SERVICE_ARGS) {
+  const env: NodeJS.ProcessEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
+  if (store === 'postgres') env.DATABASE_URL = await freshDatabase(name)
+  const started = startServer(args, env)
+  children.push(started.child)
+  return { url: await started.url, pid: started.child.pid as number }
+}
+
+type Store = 'memory' | 'postgres'
+
 /** The scenario on one store; its rows. */
-async function onStore(store: 'memory' | 'postgres', settings: EventsSettings) {
+async function onStore(store: Store, settings: EventsSettings) {
   const children: ChildProcess[] = []
   try {
-    const env: NodeJS.ProcessEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
-    if (store === 'postgres') env.DATABASE_URL = await freshDatabase('tugas_bench_events')
-    const started = startServer(SERVICE_ARGS, env)
-    children.push(started.child)
-    const url = await started.url
-    const pid = started.child.pid as number
-    const alone = { get: await rate(url, false, settings), post: await rate(url, true, settings) }
+    const { url, pid } = await service(children, store, 'tugas_bench_events')
     const idle = await latencies(url, false, settings)
     const loaded = await latencies(url, true, settings)
-    const before = residentBytes(pid)
-    const streams = await openStreams(url, STREAMS)
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-    const perStream = (residentBytes(pid) - before) / STREAMS
-    const beside = { get: await rate(url, false, settings), post: await rate(url, true, settings) }
-    streams.close()
+    let perStream = Number.NaN
+    /** `kind` measured with STREAMS streams open (the first time, what they hold is noted). */
+    const beside = async (post: boolean) => {
+      const before = residentBytes(pid)
+      const streams = await openStreams(url, STREAMS)
+      await new Promise((resolve) => setTimeout(resolve, 1000))
+      if (Number.isNaN(perStream)) perStream = (residentBytes(pid) - before) / STREAMS
+      try {
+        return await rate(url, post, settings)
+      } finally {
+        streams.close()
+      }
+    }
+    const get = await inTurn(
+      () => beside(false),
+      () => rate(url, false, settings),
+    )
+    const post = await inTurn(
+      () => beside(true),
+      () => rate(url, true, settings),
+    )
     const ms = (value: number) => value.toFixed(2)
-    const ratio = (beside: number, by: number) =>
-      `${Math.round(beside)} vs ${Math.round(by)} alone: ${(beside / by).toFixed(2)}`
-    return [
+    const rows = [
       {
         store,
         measure: `GET /tugas/1, req/s, beside ${STREAMS} open streams`,
-        result: ratio(beside.get, alone.get),
+        result: ratio(get.a, get.b, 'alone'),
       },
       {
         store,
         measure: `POST /tugas, req/s, beside ${STREAMS} open streams`,
-        result: ratio(beside.post, alone.post),
+        result: ratio(post.a, post.b, 'alone'),
       },
       {
         store,
@@ -200,6 +240,24 @@ async function onStore(store: 'memory' | 'postgres', settings: EventsSettings) {
       },
       { store, measure: 'memory per open stream, bytes', result: String(Math.round(perStream)) },
     ]
+    if (store === 'postgres') {
+      // The same service whose writes store no event (bench/service-without-events.mjs).
+      const withoutArgs = [
+        ...SERVICE_ARGS.slice(0, -1),
+        join(ROOT, 'bench/service-without-events.mjs'),
+      ]
+      const without = await service(children, store, 'tugas_bench_no_events', withoutArgs)
+      const posts = await inTurn(
+        () => rate(url, true, settings),
+        () => rate(without.url, true, settings),
+      )
+      rows.push({
+        store,
+        measure: 'POST /tugas, req/s, with events vs without',
+        result: ratio(posts.a, posts.b, 'without'),
+      })
+    }
+    return rows
   } finally {
     await Promise.all(children.map(stop))
   }
@@ -209,7 +267,9 @@ export async function runEvents(settings: EventsSettings): Promise<void> {
   console.log(
     `\nThe change feed: ${STREAMS} open streams beside reads and creates, event latency from a` +
       ` create's answer to a subscriber (${LATENCY_SAMPLES} creates, idle and beside` +
-      ` ${settings.connections} clients creating), memory per stream.`,
+      ` ${settings.connections} clients creating), memory per stream; each comparison measured` +
+      ` ${ROUNDS} times in turn. On PostgreSQL, creates with events against the same service` +
+      ' storing none.',
   )
   const rows = await onStore('memory', settings)
   if ((await postgresProblem()) === undefined) rows.push(...(await onStore('postgres', settings)))

@@ -48,16 +48,26 @@ interface Part<T> {
   close(): Promise<void>
 }
 
+/** How the stores are built beyond the configuration. */
+export interface InfrastructureOptions {
+  /**
+   * false: PostgreSQL writes store no event (the change feed stays empty). Only for the bench's
+   * "POST /tugas without events", which measures what the outbox costs a write.
+   */
+  publish?: boolean
+}
+
 /** The stores and the limiter the configuration asks for, holding `seed`. */
 export async function createInfrastructure(
   config: Config,
   seed: Seed,
   now: () => Date = () => new Date(),
+  options: InfrastructureOptions = {},
 ): Promise<Infrastructure> {
   const shared = await createShared(config)
   let stores: Part<StoresServe>
   try {
-    stores = await createStores(config, seed, now)
+    stores = await createStores(config, seed, now, options)
   } catch (error) {
     await shared.close()
     throw error
@@ -121,6 +131,7 @@ async function createStores(
   config: Config,
   seed: Seed,
   now: () => Date,
+  { publish = true }: InfrastructureOptions,
 ): Promise<Part<StoresServe>> {
   if (config.databaseUrl === undefined) {
     const stores = await seededMemoryStores(seed, now, config.eventsRetain)
@@ -146,7 +157,9 @@ async function createStores(
       renderers: EVENT_RENDERERS,
     })
     await events.start()
-    const stores = createPostgresStores(database, events, now)
+    const stores = publish
+      ? createPostgresStores(database, events, now)
+      : { ...postgresDataStores(database, now), events }
     // The seed's tasks, or those a migration found, into the counted buckets before serving.
     await (stores.tugas as PgTugasStore).folder?.fold()
     return {

@@ -1,6 +1,7 @@
 // A Server-Sent Events client for tests: opens a stream over HTTP/1.1 (node:http) and parses
 // its frames as a browser's EventSource does, keeping comments too.
 import { type IncomingMessage, request } from 'node:http'
+import type { EventLog } from '../../src/surfaces/events/store.js'
 
 /** One frame: an event (`id`, `event`, `data`), `retry`, or a comment line. */
 export interface Frame {
@@ -119,4 +120,14 @@ export function openStream(
     })
     req.end()
   })
+}
+
+/** The kept events after `after`, once there are `count` of them (PostgreSQL numbers them after commit). */
+export async function eventsAfter(log: EventLog, after: number, count: number) {
+  const deadline = Date.now() + 5000
+  for (;;) {
+    const events = await log.after(after, 100_000)
+    if (events.length >= count || Date.now() > deadline) return events
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
 }

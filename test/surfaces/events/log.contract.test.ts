@@ -6,7 +6,8 @@ import { test } from 'node:test'
 import { demoSeed } from '../../../src/seed.js'
 import { PRECONDITION_FAILED } from '../../../src/store/precondition.js'
 import { type Stores, seededMemoryStores } from '../../../src/stores.js'
-import type { EventLog, StoredEvent } from '../../../src/surfaces/events/store.js'
+import type { StoredEvent } from '../../../src/surfaces/events/store.js'
+import { eventsAfter } from '../../support/sse.js'
 import { forEachStore, ODD_TEXTS } from '../../support/stores.js'
 
 interface Sent {
@@ -18,16 +19,6 @@ interface Sent {
   time: string
   datacontenttype: string
   data: unknown
-}
-
-/** The kept events after `after`, once there are `count` of them (PostgreSQL numbers them after commit). */
-export async function eventsAfter(log: EventLog, after: number, count: number) {
-  const deadline = Date.now() + 5000
-  for (;;) {
-    const events = await log.after(after, 100_000)
-    if (events.length >= count || Date.now() > deadline) return events
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
 }
 
 const sent = (event: StoredEvent) => JSON.parse(event.json) as Sent
