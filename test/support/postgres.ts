@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Database } from '../../src/store/postgres/database.js'
 import { migrate } from '../../src/store/postgres/migrate.js'
+import { ServiceUnavailableError } from '../../src/store/unavailable.js'
 import { processPgbouncer, THROUGH_POOLER } from './pgbouncer.js'
 import { skipFor } from './services.js'
 
@@ -265,6 +266,25 @@ async function pristineOf(schema: string): Promise<Pristine> {
 }
 
 /**
+ * Migrates the schema at `url`, trying again when the connection could not be had in time: a
+ * machine busy with the other test processes (the pooler pass, where PgBouncer opens a server
+ * connection before it lets a client in) can take longer than the service's 2 s to connect.
+ */
+async function migrateWithin(url: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    const database = new Database({ url, poolSize: 1, statementTimeoutMs: 10_000 })
+    try {
+      await migrate(database)
+      return
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableError) || attempt === 3) throw error
+    } finally {
+      await database.close()
+    }
+  }
+}
+
+/**
  * A migrated schema of this file's database, with no data but what the migrations left, for
  * one app or one set of stores: a schema given back by an earlier lease and emptied, or a new
  * one migrated now. A file so migrates as many schemas as it has apps open at once, not one
@@ -277,12 +297,7 @@ export async function migratedSchema(): Promise<SchemaLease> {
     const made = await newSchema()
     schema = made.schema
     url = made.url
-    const database = new Database({ url, poolSize: 1, statementTimeoutMs: 10_000 })
-    try {
-      await migrate(database)
-    } finally {
-      await database.close()
-    }
+    await migrateWithin(url)
     pristine ??= pristineOf(schema)
     await pristine
   } else {
