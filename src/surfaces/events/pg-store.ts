@@ -16,11 +16,12 @@ export type EventRenderers = Partial<
 /** The lock the sequencer holds for its transaction: one numbering at a time, every process. */
 const SEQUENCER_LOCK = 7_265_738_403
 
-/** The least time between the starts of two numberings in a row (see #sequenceWhileAsked). */
-const SEQUENCE_GAP_MS = 5
-
-/** How the sequencer's transaction begins: with its lock, in the same round trip. */
-const LOCKED = `BEGIN; SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK})`
+/**
+ * The least time between the starts of two numberings in a row, under a stream of writes (see
+ * #numberOnce). Each numbering costs the service and the database a transaction: measured
+ * against creates that store no event, 5 ms gave 0.79 of their rate, 50 ms 0.88.
+ */
+const SEQUENCE_GAP_MS = 50
 
 /** Events numbered, or read, per statement. */
 const BATCH = 1000
@@ -68,6 +69,8 @@ export class PgEventLog implements EventLog {
   readonly #reading = new OnceAtATime(() => this.#readNew())
   /** The newest id a notification or this process's sequencer announced. */
   #announced = 0
+  /** The oldest id kept, as this process last knew it (another may have forgotten more). */
+  #oldest: number | undefined
 
   constructor(private readonly options: PgEventLogOptions) {}
 
@@ -110,39 +113,53 @@ export class PgEventLog implements EventLog {
     }
     this.#read()
     // Under a stream of writes, one numbering per SEQUENCE_GAP_MS, each of more events, rather
-    // than one per round trip: each costs the database a commit of its own.
+    // than one per round trip: each costs a transaction of its own.
     const rest = SEQUENCE_GAP_MS - (performance.now() - started)
     if (this.#numbering.asked && rest > 0) await new Promise((done) => setTimeout(done, rest))
   }
 
   /**
    * One numbering under the lock (taken before the statement, so that its snapshot holds every
-   * earlier numbering), with the NOTIFY that wakes every process's listener; then, when more
-   * than `retain` are kept, the oldest forgotten.
+   * earlier numbering), with the NOTIFY that wakes every process's listener; its newest id.
+   * Then, past `retain`, the oldest forgotten.
+   *
+   * One round trip: statements sent together run as one transaction, which holds the lock to
+   * its end. Its commit is not waited for: numbering lost in a crash of the database is done
+   * again identically (the same committed events, in the same seq order, from the same largest
+   * id; any write committed after it and kept would have carried it to the disk), so a reader
+   * that saw the ids sees the same ones after.
    */
   async #sequence(): Promise<number | undefined> {
+    const results = (await this.options.sequencer.query(
+      `SELECT set_config('synchronous_commit', 'off', true);
+       SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK});
+       WITH next AS (
+         SELECT seq, row_number() OVER (ORDER BY seq) AS rank
+         FROM (SELECT seq FROM events WHERE id IS NULL ORDER BY seq LIMIT ${BATCH}) unnumbered),
+       last AS (SELECT coalesce(max(id), 0) AS id FROM events),
+       numbered AS (
+         UPDATE events e SET id = (SELECT id FROM last) + next.rank
+         FROM next WHERE e.seq = next.seq AND e.id IS NULL RETURNING e.id),
+       newest AS (SELECT max(id) AS id FROM numbered)
+       SELECT id AS newest, pg_notify(${pg.escapeLiteral(this.#channel)}, id::text)
+       FROM newest WHERE id IS NOT NULL`,
+    )) as unknown as pg.QueryResult<{ newest: number }>[]
+    const newest = results[2]?.rows[0]?.newest
+    if (newest !== undefined) await this.#forget(newest)
+    return newest
+  }
+
+  /**
+   * Forgets the events before the newest `retain` once a tenth more (at most 1,000) are kept: a
+   * few large deletions rather than one per numbering, and no look for the oldest each time
+   * (the head of the index is where the deleted rows wait for vacuum).
+   */
+  async #forget(newest: number): Promise<void> {
     const { retain } = this.options
-    return this.options.sequencer.transaction(async (client) => {
-      const { rows } = await client.query<{ oldest: number; newest: number }>(
-        `WITH next AS (
-           SELECT seq, row_number() OVER (ORDER BY seq) AS rank
-           FROM (SELECT seq FROM events WHERE id IS NULL ORDER BY seq LIMIT $1) unnumbered),
-         last AS (SELECT coalesce(max(id), 0) AS id FROM events),
-         numbered AS (
-           UPDATE events e SET id = (SELECT id FROM last) + next.rank
-           FROM next WHERE e.seq = next.seq AND e.id IS NULL RETURNING e.id),
-         newest AS (SELECT min(id) AS first, max(id) AS id FROM numbered)
-         SELECT coalesce((SELECT min(id) FROM events), first) AS oldest, id AS newest,
-           pg_notify($2, id::text)
-         FROM newest WHERE id IS NOT NULL`,
-        [BATCH, this.#channel],
-      )
-      const numbered = rows[0]
-      if (numbered !== undefined && numbered.oldest <= numbered.newest - retain) {
-        await client.query('DELETE FROM events WHERE id <= $1', [numbered.newest - retain])
-      }
-      return numbered?.newest
-    }, LOCKED)
+    this.#oldest ??= (await this.bounds()).oldest ?? 1
+    if (newest - this.#oldest + 1 <= retain + Math.min(1000, Math.floor(retain / 10))) return
+    await this.options.sequencer.query('DELETE FROM events WHERE id <= $1', [newest - retain])
+    this.#oldest = newest - retain + 1
   }
 
   async #listen(url: string): Promise<void> {
