@@ -177,10 +177,9 @@ export class Database implements Queryable {
 
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
-   * when it throws. `begin` may add statements without values to the `BEGIN` (taking a lock),
-   * sent in the same round trip.
+   * when it throws.
    */
-  async transaction<T>(work: (client: Queryable) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#onPool((pool) => pool.connect())
     // The connection dying between two statements of the transaction: the next statement
     // fails (503); without a listener the client's error event would end the process.
@@ -195,7 +194,7 @@ export class Database implements Queryable {
     }
     let broken: Error | undefined
     try {
-      await inTransaction.query(begin)
+      await inTransaction.query('BEGIN')
       const result = await work(inTransaction)
       await inTransaction.query('COMMIT')
       for (const call of committed) call()
