@@ -32,6 +32,9 @@ import { supportingRoutes, supportingSurface } from './surfaces/supporting/index
 import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
+import { Deliverer } from './surfaces/webhooks/deliverer.js'
+import { webhookOperations, webhooksSurface } from './surfaces/webhooks/index.js'
+import { webhookRoutes } from './surfaces/webhooks/routes.js'
 
 export const BODY_LIMIT = 1024 * 1024
 
@@ -85,6 +88,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }),
   )
   metrics.countEvents({ openStreams: () => streams.size, published: stores.events.publishedByType })
+  const webhooks = webhookOperations(
+    webhookRoutes({
+      store: stores.webhooks,
+      credentials: stores.credentials,
+      allowPrivate: config.webhookAllowPrivate,
+    }),
+  )
+  // This process's share of the deliveries: from when the app is ready until it closes.
+  const deliverer = new Deliverer({
+    store: stores.webhooks,
+    timeoutMs: config.webhookTimeoutMs,
+    retryBaseMs: config.webhookRetryBaseMs,
+    maxAttempts: config.webhookMaxAttempts,
+    allowPrivate: config.webhookAllowPrivate,
+  })
+  metrics.countDeliveries(deliverer)
 
   const requestLog = new RequestLog(infrastructure.versionCounts, metrics)
   // The parser cannot know the surface: the generic answer is surface A's shape
@@ -145,7 +164,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the server has drained its requests: nothing uses the stores any more.
   app.addHook('onClose', async () => {
     clearInterval(sweep)
+    await deliverer.close()
     await infrastructure.close()
+  })
+  app.addHook('onReady', (done) => {
+    deliverer.start()
+    done()
   })
 
   // A callback hook: it runs on every request, and a promise per request is measurable.
@@ -170,6 +194,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(todosSurface, { table: surfaceC })
   await app.register(supportingSurface, { routes: surfaceD })
   await app.register(eventsSurface, { routes: events, streams })
+  await app.register(webhooksSurface, { routes: webhooks })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
   await app.register(metricsSurface, { metrics })
@@ -183,6 +208,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       ...surfaceC.priority,
       ...surfaceD,
       ...events,
+      ...webhooks,
       // The service's own endpoints: every route it serves is described
       // (docs/openapi.md#surface-e-get-openapijson).
       openApiOperation,

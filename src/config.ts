@@ -55,6 +55,14 @@ export interface Config {
   eventsHeartbeatMs: number
   /** Open `GET /events` streams one process serves at most. */
   eventsMaxStreams: number
+  /** How long a webhook delivery attempt may take to get its 2xx. */
+  webhookTimeoutMs: number
+  /** The first gap before a failed delivery is attempted again; each next one doubles. */
+  webhookRetryBaseMs: number
+  /** Attempts of one delivery before it is marked failed. */
+  webhookMaxAttempts: number
+  /** Whether webhook URLs may reach private networks (development and tests only). */
+  webhookAllowPrivate: boolean
 }
 
 /** A setting has a value the service cannot run with; the message is one line for the operator. */
@@ -96,6 +104,10 @@ export const defaults: Config = {
   eventsRetain: 100_000,
   eventsHeartbeatMs: 15_000,
   eventsMaxStreams: 10_000,
+  webhookTimeoutMs: 5000,
+  webhookRetryBaseMs: 1000,
+  webhookMaxAttempts: 8,
+  webhookAllowPrivate: false,
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -280,6 +292,27 @@ export function loadConfig(env: Env = process.env): Config {
       integer('EVENTS_MAX_STREAMS', 1, 1_000_000),
       defaults.eventsMaxStreams,
     ),
+    webhookTimeoutMs: read(
+      'WEBHOOK_TIMEOUT_MS',
+      integer('WEBHOOK_TIMEOUT_MS', 1, 600_000),
+      defaults.webhookTimeoutMs,
+    ),
+    webhookRetryBaseMs: read(
+      'WEBHOOK_RETRY_BASE_MS',
+      integer('WEBHOOK_RETRY_BASE_MS', 1, 3_600_000),
+      defaults.webhookRetryBaseMs,
+    ),
+    webhookMaxAttempts: read(
+      'WEBHOOK_MAX_ATTEMPTS',
+      integer('WEBHOOK_MAX_ATTEMPTS', 1, 100),
+      defaults.webhookMaxAttempts,
+    ),
+    webhookAllowPrivate:
+      read(
+        'WEBHOOK_ALLOW_PRIVATE',
+        oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const),
+        undefined,
+      ) === 'true',
   }
   config.workers = read('WORKERS', integer('WORKERS', 1, 1024), defaults.workers)
   if (config.workers > 1 && (config.databaseUrl === undefined || config.redisUrl === undefined)) {

@@ -18,6 +18,7 @@ import {
   EVENT_RENDERERS,
   loadSeed,
   postgresDataStores,
+  postgresFeed,
   type Stores,
   seededMemoryStores,
 } from './stores.js'
@@ -159,7 +160,7 @@ async function createStores(
     await events.start()
     const stores = publish
       ? createPostgresStores(database, events, now)
-      : { ...postgresDataStores(database, now), events }
+      : { ...postgresDataStores(database, now), ...postgresFeed(database, events) }
     // The seed's tasks, or those a migration found, into the counted buckets before serving.
     await (stores.tugas as PgTugasStore).folder?.fold()
     return {

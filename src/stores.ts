@@ -34,6 +34,9 @@ import { MemoryTugasStore } from './surfaces/tugas/memory-store.js'
 import { Folder } from './surfaces/tugas/pg-buckets.js'
 import { komentar, PgTugasStore, task } from './surfaces/tugas/pg-store.js'
 import type { TugasStore } from './surfaces/tugas/store.js'
+import { MemoryWebhookStore } from './surfaces/webhooks/memory-store.js'
+import { PgWebhookStore } from './surfaces/webhooks/pg-store.js'
+import type { WebhookStore } from './surfaces/webhooks/store.js'
 
 /** Every surface's data, behind its store interface. */
 export interface Stores {
@@ -52,10 +55,12 @@ export interface Stores {
   idempotency: IdempotencyStore
   /** The change feed: the event of every write above (docs/events.md). */
   events: EventLog
+  /** Subscriptions to the change feed's events, and their deliveries (docs/webhooks.md). */
+  webhooks: WebhookStore
 }
 
 /** The data stores alone, without the change feed: what the seed is loaded through. */
-export type DataStores = Omit<Stores, 'events'>
+export type DataStores = Omit<Stores, 'events' | 'webhooks'>
 
 function memoryDataStores(now: () => Date, publish: Publish): DataStores {
   return {
@@ -80,7 +85,7 @@ export function createMemoryStores(
   retain = defaults.eventsRetain,
 ): Stores {
   const events = new MemoryEventLog(retain)
-  return { ...memoryDataStores(now, events.publish), events }
+  return { ...memoryDataStores(now, events.publish), ...memoryFeed(events, retain, now) }
 }
 
 /**
@@ -113,7 +118,12 @@ export function createPostgresStores(
   events: PgEventLog,
   now: () => Date = () => new Date(),
 ): Stores {
-  return { ...postgresDataStores(db, now, events.published), events }
+  return { ...postgresDataStores(db, now, events.published), ...postgresFeed(db, events) }
+}
+
+/** The change feed of PostgreSQL stores and the webhooks whose deliveries its sequencer queues. */
+export function postgresFeed(db: Queryable, events: PgEventLog) {
+  return { events, webhooks: new PgWebhookStore(db, events, EVENT_RENDERERS) }
 }
 
 /** Each resource's event data from its written row (the PostgreSQL outbox). */
@@ -153,5 +163,10 @@ export async function seededMemoryStores(
   })
   await loadSeed(stores, seed)
   seeded = true
-  return { ...stores, events }
+  return { ...stores, ...memoryFeed(events, retain, now) }
+}
+
+/** The change feed of memory stores and the webhooks fed by it: as many pending as events kept. */
+function memoryFeed(events: MemoryEventLog, retain: number, now: () => Date) {
+  return { events, webhooks: new MemoryWebhookStore(events, retain, now) }
 }

@@ -61,6 +61,10 @@ describe('loadConfig', () => {
       EVENTS_RETAIN: '100000000',
       EVENTS_HEARTBEAT_MS: '1000',
       EVENTS_MAX_STREAMS: '1',
+      WEBHOOK_TIMEOUT_MS: '600000',
+      WEBHOOK_RETRY_BASE_MS: '1',
+      WEBHOOK_MAX_ATTEMPTS: '100',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     })
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -90,6 +94,10 @@ describe('loadConfig', () => {
       eventsRetain: 100_000_000,
       eventsHeartbeatMs: 1000,
       eventsMaxStreams: 1,
+      webhookTimeoutMs: 600_000,
+      webhookRetryBaseMs: 1,
+      webhookMaxAttempts: 100,
+      webhookAllowPrivate: true,
     })
   })
 
@@ -154,6 +162,15 @@ describe('loadConfig', () => {
     ['EVENTS_MAX_STREAMS', '0'],
     ['EVENTS_MAX_STREAMS', '1000001'],
     ['EVENTS_MAX_STREAMS', 'many'],
+    ['WEBHOOK_TIMEOUT_MS', '0'],
+    ['WEBHOOK_TIMEOUT_MS', '600001'],
+    ['WEBHOOK_RETRY_BASE_MS', '0'],
+    ['WEBHOOK_RETRY_BASE_MS', '3600001'],
+    ['WEBHOOK_MAX_ATTEMPTS', '0'],
+    ['WEBHOOK_MAX_ATTEMPTS', '101'],
+    ['WEBHOOK_MAX_ATTEMPTS', '2.5'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
+    ['WEBHOOK_ALLOW_PRIVATE', 'TRUE'],
     ['TLS_CERT_FILE', ''],
     ['TLS_KEY_FILE', ' '],
   ]

@@ -5,6 +5,7 @@ import type { ApiVersion } from '../http/api-version.js'
 import type { RateLimiter } from '../rate-limit/limiter.js'
 import type { PoolStats } from '../store/postgres/database.js'
 import { ServiceUnavailableError } from '../store/unavailable.js'
+import type { DeliveryCounts } from '../surfaces/webhooks/deliverer.js'
 import { answerClusterCollects, clusterMetrics, type MetricsJson } from './cluster.js'
 import { RequestMetrics } from './requests.js'
 
@@ -131,6 +132,27 @@ export class Metrics {
       {
         name: 'tugas_events_published_total',
         help: 'Events published by the writes of this process (summed over workers), by type.',
+      },
+    )
+  }
+
+  /** The webhook deliveries of this process: attempts by result, and those in flight now. */
+  countDeliveries(deliveries: DeliveryCounts): void {
+    new Gauge({
+      name: 'tugas_webhook_attempts_in_flight',
+      help: 'Webhook delivery attempts this process is making now.',
+      registers: [this.registry],
+      collect() {
+        this.set(deliveries.inFlight)
+      },
+    })
+    tally(
+      this.registry,
+      ['outcome'],
+      () => [...deliveries.byResult].map(([outcome, count]) => [{ outcome }, count]),
+      {
+        name: 'tugas_webhook_deliveries_total',
+        help: 'Webhook delivery attempts made by this process (summed over workers), by outcome: delivered, retrying (failed, another attempt follows), failed (the last attempt failed).',
       },
     )
   }

@@ -31,6 +31,25 @@ export const EVENT_SOURCES: Record<EventResource, string> = {
 
 export const resourceOf = (type: EventType) => type.slice(0, type.indexOf('.')) as EventResource
 
+/**
+ * The types a list of names selects (`GET /events?types=`, a webhook's `types`): each a type,
+ * or `<resource>.*` for every type of one resource. Undefined when a name is neither.
+ */
+export function selectedTypes(names: readonly string[]): Set<EventType> | undefined {
+  const types = new Set<EventType>()
+  for (const name of names) {
+    const resource = name.endsWith('.*') ? name.slice(0, -2) : undefined
+    if (resource !== undefined && Object.hasOwn(EVENT_TYPES, resource)) {
+      for (const type of EVENT_TYPES[resource as EventResource]) types.add(type)
+    } else if ((ALL_EVENT_TYPES as readonly string[]).includes(name)) {
+      types.add(name as EventType)
+    } else {
+      return undefined
+    }
+  }
+  return types
+}
+
 /** An event as a write publishes it: the log adds its id and time. */
 export interface NewEvent {
   type: EventType

@@ -14,18 +14,19 @@ describe('waiting for a statement', { skip }, () => {
     const database = new Database({
       url: await freshDatabaseUrl(),
       poolSize: 2,
-      statementTimeoutMs: 1,
+      // Long enough that BEGIN and SET LOCAL are never the statements cancelled on a slow machine.
+      statementTimeoutMs: 250,
     })
     after(() => database.close())
-    const sleep = 'SELECT pg_sleep(1.3)'
+    const sleep = 'SELECT pg_sleep(2)'
     const lifted = (options?: { waitMs: number }) =>
       database.transaction(async (client) => {
         await client.query('SET LOCAL statement_timeout = 0')
         return client.query(sleep, undefined, options)
       })
-    // The server cancels it at 1 ms.
+    // The server cancels it at 250 ms.
     await assert.rejects(database.query(sleep), ServiceUnavailableError)
-    // With the server's timeout lifted, the driver still gives up at 1 ms + 1 s.
+    // With the server's timeout lifted, the driver still gives up at 250 ms + 1 s.
     await assert.rejects(lifted(), ServiceUnavailableError)
     // Asked for, it is waited for.
     assert.equal((await lifted({ waitMs: 10_000 })).rowCount, 1)

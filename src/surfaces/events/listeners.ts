@@ -37,3 +37,23 @@ export class Listeners {
     }
   }
 }
+
+/** Callbacks told that something happened, nothing more: each is called, whatever another does. */
+export class Signal {
+  readonly #listeners = new Set<() => void>()
+
+  subscribe(listener: () => void): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  emit(): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener()
+      } catch {
+        // The others are not held up.
+      }
+    }
+  }
+}

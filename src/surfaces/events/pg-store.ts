@@ -4,7 +4,7 @@ import { resourceOf } from '../../store/events.js'
 import type { Database } from '../../store/postgres/database.js'
 import { fromText } from '../../store/postgres/text.js'
 import { cloudEvent } from './cloud-event.js'
-import { countType, Listeners } from './listeners.js'
+import { countType, Listeners, Signal } from './listeners.js'
 import { OnceAtATime } from './once-at-a-time.js'
 import type { EventLog, LogBounds, StoredEvent } from './store.js'
 
@@ -43,13 +43,34 @@ export interface PgEventLogOptions {
   renderers: EventRenderers
 }
 
-interface EventRow {
+/** An event as the outbox stores it, its id given. */
+export interface OutboxEvent {
   id: number
   type: EventType
   subject: string
-  owner: string | null
   time: Date
+  /** The written row's columns as JSON. */
   data: string
+}
+
+interface EventRow extends OutboxEvent {
+  owner: string | null
+}
+
+/** The CloudEvents JSON of an event the outbox stores, its data rendered as the item read. */
+export function renderEvent(
+  { id, type, subject, time, data }: OutboxEvent,
+  renderers: EventRenderers,
+): string {
+  const row = JSON.parse(data) as Record<string, unknown>
+  const render = type.endsWith('.deleted') ? undefined : renderers[resourceOf(type)]
+  return cloudEvent({
+    id,
+    type,
+    subject: fromText(subject),
+    time,
+    data: render ? render(row) : row,
+  })
 }
 
 /**
@@ -60,6 +81,7 @@ interface EventRow {
  */
 export class PgEventLog implements EventLog {
   readonly #listeners = new Listeners()
+  readonly #queued = new Signal()
   readonly publishedByType = new Map<EventType, number>()
   #channel = ''
   #listener: pg.Client | undefined
@@ -120,8 +142,9 @@ export class PgEventLog implements EventLog {
 
   /**
    * One numbering under the lock (taken before the statement, so that its snapshot holds every
-   * earlier numbering), with the NOTIFY that wakes every process's listener; its newest id.
-   * Then, past `retain`, the oldest forgotten.
+   * earlier numbering), with the deliveries of the webhooks subscribed to what it numbers
+   * (migrations/005.do.webhooks.sql) and the NOTIFY that wakes every process's listener; its
+   * newest id. Then, past `retain`, the oldest forgotten.
    *
    * Its commit is not waited for: numbering lost in a crash of the database is done again
    * identically (the same committed events, in the same seq order, from the same largest id;
@@ -129,26 +152,36 @@ export class PgEventLog implements EventLog {
    * saw the ids sees the same ones after.
    */
   async #sequence(): Promise<number | undefined> {
-    const newest = await this.options.sequencer.transaction(async (client) => {
+    const numbered = await this.options.sequencer.transaction(async (client) => {
       await client.query(
         `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(${SEQUENCER_LOCK})`,
       )
-      const { rows } = await client.query<{ newest: number }>(
+      const { rows } = await client.query<{ newest: number; queued: string }>(
         `WITH next AS (
            SELECT seq, row_number() OVER (ORDER BY seq) AS rank
            FROM (SELECT seq FROM events WHERE id IS NULL ORDER BY seq LIMIT $1) unnumbered),
          last AS (SELECT coalesce(max(id), 0) AS id FROM events),
          numbered AS (
            UPDATE events e SET id = (SELECT id FROM last) + next.rank
-           FROM next WHERE e.seq = next.seq AND e.id IS NULL RETURNING e.id),
-         newest AS (SELECT max(id) AS id FROM numbered)
-         SELECT id AS newest, pg_notify($2, id::text) FROM newest WHERE id IS NOT NULL`,
+           FROM next WHERE e.seq = next.seq AND e.id IS NULL
+           RETURNING e.id, e.type, e.subject, e.time, e.data),
+         queued AS (
+           INSERT INTO webhook_deliveries (webhook_id, event_id, type, subject, time, data)
+           SELECT w.id, n.id, n.type, n.subject, n.time, n.data FROM numbered n
+           JOIN webhooks w
+             ON n.type = ANY (w.types) OR split_part(n.type, '.', 1) || '.*' = ANY (w.types)
+           RETURNING 1),
+         newest AS (SELECT max(id) AS id, (SELECT count(*) FROM queued) AS queued FROM numbered)
+         SELECT id AS newest, queued, pg_notify($2, id || ',' || queued)
+         FROM newest WHERE id IS NOT NULL`,
         [BATCH, this.#channel],
       )
-      return rows[0]?.newest
+      return rows[0]
     })
-    if (newest !== undefined) await this.#forget(newest)
-    return newest
+    if (numbered === undefined) return undefined
+    if (Number(numbered.queued) > 0) this.#queued.emit()
+    await this.#forget(numbered.newest)
+    return numbered.newest
   }
 
   /**
@@ -166,8 +199,10 @@ export class PgEventLog implements EventLog {
 
   async #listen(url: string): Promise<void> {
     const client = new pg.Client({ connectionString: url, application_name: 'tugas events' })
-    client.on('notification', (message) => {
-      this.#announce(Number(message.payload))
+    client.on('notification', ({ payload = '' }) => {
+      const [newest, queued] = payload.split(',').map(Number)
+      this.#announce(newest)
+      if (queued !== undefined && queued > 0) this.#queued.emit()
       this.#read()
     })
     // A lost connection: listen again a second later, then read what was missed meanwhile.
@@ -231,16 +266,9 @@ export class PgEventLog implements EventLog {
     return rows.map((row) => this.#stored(row))
   }
 
-  #stored({ id, type, subject, owner, time, data }: EventRow): StoredEvent {
-    const row = JSON.parse(data) as Record<string, unknown>
-    const render = type.endsWith('.deleted') ? undefined : this.options.renderers[resourceOf(type)]
-    const json = cloudEvent({
-      id,
-      type,
-      subject: fromText(subject),
-      time,
-      data: render ? render(row) : row,
-    })
+  #stored(row: EventRow): StoredEvent {
+    const { id, type, owner } = row
+    const json = renderEvent(row, this.options.renderers)
     return { id, type, owner: owner === null ? undefined : fromText(owner), json }
   }
 
@@ -254,6 +282,11 @@ export class PgEventLog implements EventLog {
 
   subscribe(listener: (events: StoredEvent[]) => void): () => void {
     return this.#listeners.subscribe(listener)
+  }
+
+  /** Calls `listener` whenever a numbering, here or in another process, queued deliveries. */
+  onQueued(listener: () => void): () => void {
+    return this.#queued.subscribe(listener)
   }
 
   get newest(): number {

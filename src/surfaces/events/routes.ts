@@ -5,7 +5,7 @@ import { Type } from 'typebox'
 import { ApiError } from '../../http/errors.js'
 import { headerValue } from '../../http/headers.js'
 import type { RouteSpec } from '../../http/route-spec.js'
-import { ALL_EVENT_TYPES, EVENT_TYPES, type EventType } from '../../store/events.js'
+import { ALL_EVENT_TYPES, type EventType, selectedTypes } from '../../store/events.js'
 import { presentedCredential } from '../supporting/access/guard.js'
 import type { Identity } from '../supporting/access/identity.js'
 import type { CredentialStore } from '../supporting/access/store.js'
@@ -27,22 +27,6 @@ export interface EventRouteOptions {
 const DIGITS = /^[0-9]+$/
 const DIGITS_RULE = 'must be an event id: decimal digits'
 
-/** `types=`: each a type, or `<resource>.*` for every type of one resource. */
-function typesOf(raw: string): Set<EventType> | undefined {
-  const types = new Set<EventType>()
-  for (const name of raw.split(',')) {
-    const resource = name.endsWith('.*') ? name.slice(0, -2) : undefined
-    if (resource !== undefined && Object.hasOwn(EVENT_TYPES, resource)) {
-      for (const type of EVENT_TYPES[resource as keyof typeof EVENT_TYPES]) types.add(type)
-    } else if ((ALL_EVENT_TYPES as readonly string[]).includes(name)) {
-      types.add(name as EventType)
-    } else {
-      return undefined
-    }
-  }
-  return types
-}
-
 /** The stream a request asks for: where it resumes and which types; 400 with every violation. */
 function streamQuery(request: FastifyRequest): {
   after: number | undefined
@@ -59,7 +43,8 @@ function streamQuery(request: FastifyRequest): {
     violations.after = DIGITS_RULE
   }
   const sentTypes = query.types
-  const types = sentTypes === undefined ? undefined : typesOf([sentTypes].flat().join(','))
+  const types =
+    sentTypes === undefined ? undefined : selectedTypes([sentTypes].flat().join(',').split(','))
   if (sentTypes !== undefined && types === undefined) {
     violations.types = `must be event types or <resource>.*, separated by commas: ${ALL_EVENT_TYPES.join(', ')}`
   }

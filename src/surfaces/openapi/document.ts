@@ -19,6 +19,8 @@ export interface DocumentOptions {
    */
   origin?: { name: string; default: string; description: string }
   routes: OperationSpec[]
+  /** Requests the service sends to its clients (OpenAPI 3.1 `webhooks`), by name. */
+  webhooks?: Record<string, OperationSpec>
   /**
    * Named schemas; wherever a route uses one of these objects, the document says `$ref`. Only
    * those the published operations reach (directly or through another component) are listed.
@@ -114,9 +116,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     }
   }
 
-  const paths: Record<string, Record<string, Json>> = {}
-  const notAllowed = new Map<string, Json>()
-  for (const route of options.routes) {
+  const operationObject = (route: OperationSpec): Record<string, Json> => {
     const responses = Object.fromEntries(
       Object.entries(route.responses).map(([status, response]) => [
         status,
@@ -156,6 +156,13 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
       }),
       responses,
     }
+    return operation
+  }
+
+  const paths: Record<string, Record<string, Json>> = {}
+  const notAllowed = new Map<string, Json>()
+  for (const route of options.routes) {
+    const operation = operationObject(route)
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation }
     if (route.otherMethods) notAllowed.set(route.path, responseObject(route.otherMethods.response))
   }
@@ -163,6 +170,16 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
   for (const [path, response] of notAllowed) {
     paths[path] = { ...paths[path], 'x-method-not-allowed': response }
   }
+
+  // OpenAPI 3.1 `webhooks`: requests the service sends, each a path item by name.
+  const webhooks =
+    options.webhooks &&
+    Object.fromEntries(
+      Object.entries(options.webhooks).map(([name, route]) => [
+        name,
+        { [route.method.toLowerCase()]: operationObject(route) },
+      ]),
+    )
 
   const unknownPaths =
     options.unknownPaths &&
@@ -179,10 +196,11 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     servers: options.servers.map(({ url, description }) => serverObject(url, description)),
     ...(options.tags && { tags: options.tags }),
     paths,
+    ...(webhooks && { webhooks }),
     ...(unknownPaths && { 'x-unknown-paths': unknownPaths }),
     components: {
       schemas: usedSchemas(
-        [paths, unknownPaths],
+        [paths, webhooks, unknownPaths],
         Object.fromEntries(
           Object.entries(options.components).map(([name, schema]) => [
             name,

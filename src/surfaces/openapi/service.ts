@@ -16,6 +16,8 @@ import { PriorityTodoCreated, Todo } from '../todos/schemas.js'
 import { errorResponse } from '../tugas/errors.js'
 import { TUGAS_TAG } from '../tugas/index.js'
 import { components as tugasComponents } from '../tugas/schemas.js'
+import { WEBHOOKS_TAG } from '../webhooks/index.js'
+import { deliveryOperation } from '../webhooks/schemas.js'
 import { openApiDocument } from './document.js'
 import { DESCRIPTION_TAG } from './index.js'
 import { DEFAULT_ORIGIN, ORIGIN_VARIABLE } from './origin.js'
@@ -103,6 +105,7 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
       TODOS_TAG,
       SUPPORTING_TAG,
       EVENTS_TAG,
+      WEBHOOKS_TAG,
       DESCRIPTION_TAG,
       HEALTH_TAG,
       METRICS_TAG,
@@ -111,6 +114,7 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
       ...routes.atServer,
       ...routes.atRoot.map((route) => ({ ...route, servers: route.servers ?? ['/'] })),
     ].map(withClientErrors),
+    webhooks: { event: deliveryOperation },
     unknownPaths: { [COMPACT_PREFIX]: UNKNOWN_PATH },
     components: {
       ...tugasComponents,

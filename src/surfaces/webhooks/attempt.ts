@@ -34,6 +34,8 @@ export function attempt(
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  /** Aborted: the attempt is given up at once (the service is stopping). */
+  signal?: AbortSignal,
 ): Promise<AttemptOutcome> {
   const started = performance.now()
   const durationMs = () => Math.round(performance.now() - started)
@@ -71,6 +73,10 @@ export function attempt(
       sent.destroy()
     })
     sent.on('error', (error: NodeJS.ErrnoException) => settle(null, reasonOf(error)))
+    signal?.addEventListener('abort', () => {
+      settle(null, 'aborted')
+      sent.destroy()
+    })
     sent.end(body)
   })
 }

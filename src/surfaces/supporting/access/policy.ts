@@ -11,6 +11,11 @@ export const ROLE_POLICY: ReadonlyMap<string, readonly Peran[]> = new Map([
   ['GET /profil', ['user', 'admin']],
   ['GET /panel-admin', ['admin']],
   ['GET /laporan', ['user', 'admin']],
+  ['POST /webhooks', ['admin']],
+  ['GET /webhooks', ['admin']],
+  ['GET /webhooks/{id}', ['admin']],
+  ['DELETE /webhooks/{id}', ['admin']],
+  ['GET /webhooks/{id}/deliveries', ['admin']],
 ])
 
 export function isAllowed(peran: Peran, endpoint: string): boolean {

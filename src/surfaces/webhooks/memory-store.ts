@@ -1,0 +1,170 @@
+import { selectedTypes } from '../../store/events.js'
+import { MemoryCollection } from '../../store/memory-collection.js'
+import { Signal } from '../events/listeners.js'
+import type { EventLog, StoredEvent } from '../events/store.js'
+import {
+  ATTEMPTS_KEPT,
+  type DeliveryAttempt,
+  type DueDelivery,
+  type NewWebhook,
+  type Webhook,
+  type WebhookStore,
+} from './store.js'
+
+interface Subscription extends Webhook {
+  secret: string
+  /** The types selected, `<resource>.*` expanded. */
+  selects: ReadonlySet<string>
+}
+
+interface Pending {
+  key: number
+  webhookId: number
+  eventId: number
+  body: string
+  attempts: number
+  dueAt: number
+}
+
+const publicWebhook = ({ id, url, types, created_at }: Subscription): Webhook => ({
+  id,
+  url,
+  types,
+  created_at,
+})
+
+/**
+ * Subscriptions and deliveries in process memory: deliveries live with the process (lost when
+ * it stops), at most `maxPending` at once, the oldest dropped beyond (recorded as failed).
+ */
+export class MemoryWebhookStore implements WebhookStore {
+  readonly #webhooks = new MemoryCollection<Subscription>()
+  readonly #attempts = new Map<number, DeliveryAttempt[]>()
+  /** In the order they were queued. */
+  readonly #pending = new Map<number, Pending>()
+  #nextKey = 1
+  readonly #queued = new Signal()
+
+  constructor(
+    log: EventLog,
+    private readonly maxPending: number,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    log.subscribe((events) => this.#queue(events))
+  }
+
+  #queue(events: StoredEvent[]): void {
+    if (this.#webhooks.list().length === 0) return
+    const now = Date.now()
+    let queued = 0
+    for (const event of events) {
+      for (const webhook of this.#webhooks.list()) {
+        if (!webhook.selects.has(event.type)) continue
+        const key = this.#nextKey++
+        this.#pending.set(key, {
+          key,
+          webhookId: webhook.id,
+          eventId: event.id,
+          body: event.json,
+          attempts: 0,
+          dueAt: now,
+        })
+        queued += 1
+      }
+    }
+    while (this.#pending.size > this.maxPending) this.#dropOldest()
+    if (queued > 0) this.#queued.emit()
+  }
+
+  #dropOldest(): void {
+    const [key, pending] = this.#pending.entries().next().value as [number, Pending]
+    this.#pending.delete(key)
+    this.#keep(pending.webhookId, {
+      event_id: pending.eventId,
+      attempt: pending.attempts,
+      status_code: null,
+      error: `dropped: more than ${this.maxPending} deliveries pending`,
+      time: this.now().toISOString(),
+      duration_ms: 0,
+      result: 'failed',
+    })
+  }
+
+  async create({ url, types, secret }: NewWebhook): Promise<Webhook> {
+    const selects = selectedTypes(types) ?? new Set()
+    const created_at = this.now().toISOString()
+    return publicWebhook(
+      this.#webhooks.add((id) => ({ id, url, types, secret, selects, created_at })),
+    )
+  }
+
+  async list(): Promise<Webhook[]> {
+    return this.#webhooks.list().map(publicWebhook)
+  }
+
+  async get(id: number): Promise<Webhook | undefined> {
+    const webhook = this.#webhooks.get(id)
+    return webhook && publicWebhook(webhook)
+  }
+
+  async delete(id: number): Promise<boolean> {
+    if (!this.#webhooks.delete(id)) return false
+    this.#attempts.delete(id)
+    for (const [key, pending] of this.#pending) {
+      if (pending.webhookId === id) this.#pending.delete(key)
+    }
+    return true
+  }
+
+  async attempts(id: number): Promise<DeliveryAttempt[]> {
+    return (this.#attempts.get(id) ?? []).slice(-ATTEMPTS_KEPT).reverse()
+  }
+
+  async claim(limit: number, leaseMs: number): Promise<DueDelivery[]> {
+    const now = Date.now()
+    const due: DueDelivery[] = []
+    for (const pending of this.#pending.values()) {
+      if (due.length >= limit) break
+      const webhook = this.#webhooks.get(pending.webhookId)
+      if (pending.dueAt > now || webhook === undefined) continue
+      pending.dueAt = now + leaseMs
+      due.push({
+        key: pending.key,
+        webhookId: webhook.id,
+        url: webhook.url,
+        secret: webhook.secret,
+        eventId: pending.eventId,
+        attempt: pending.attempts + 1,
+        body: pending.body,
+      })
+    }
+    return due
+  }
+
+  async record(
+    due: DueDelivery,
+    attempt: Omit<DeliveryAttempt, 'time'>,
+    retryInMs?: number,
+  ): Promise<void> {
+    const pending = this.#pending.get(due.key)
+    if (pending === undefined) return
+    if (retryInMs === undefined) this.#pending.delete(due.key)
+    else {
+      pending.attempts = due.attempt
+      pending.dueAt = Date.now() + retryInMs
+    }
+    this.#keep(due.webhookId, { ...attempt, time: this.now().toISOString() })
+  }
+
+  #keep(webhookId: number, attempt: DeliveryAttempt): void {
+    if (this.#webhooks.get(webhookId) === undefined) return
+    let kept = this.#attempts.get(webhookId)
+    if (kept === undefined) this.#attempts.set(webhookId, (kept = []))
+    kept.push(attempt)
+    if (kept.length > ATTEMPTS_KEPT * 2) kept.splice(0, kept.length - ATTEMPTS_KEPT)
+  }
+
+  onQueued(listener: () => void): () => void {
+    return this.#queued.subscribe(listener)
+  }
+}

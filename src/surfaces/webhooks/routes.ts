@@ -1,0 +1,134 @@
+import { taggedItem } from '../../http/conditional.js'
+import { requireJsonContentType } from '../../http/json-content-type.js'
+import { atId } from '../../http/path-id.js'
+import { created, locationHeader, type RouteSpec } from '../../http/route-spec.js'
+import { credentialed } from '../supporting/access/guard.js'
+import type { CredentialStore } from '../supporting/access/store.js'
+import { sentBody } from '../supporting/e2.js'
+import { failures, idParameter, notFound, pathId, supportingErrors } from '../supporting/errors.js'
+import { readOne } from '../supporting/read-one.js'
+import { checkNewWebhook } from './rules.js'
+import {
+  CreatedWebhook,
+  DeliveryList,
+  NewWebhookBody,
+  newWebhookExample,
+  WebhookEnvelope,
+  WebhookList,
+} from './schemas.js'
+import { newSecret } from './signature.js'
+import type { Webhook, WebhookStore } from './store.js'
+
+export interface WebhookRouteOptions {
+  store: WebhookStore
+  credentials: CredentialStore
+  /** WEBHOOK_ALLOW_PRIVATE: URLs on private networks are taken (development, tests). */
+  allowPrivate: boolean
+}
+
+const taggedWebhook = taggedItem<Webhook>({
+  schema: WebhookEnvelope,
+  body: (webhook) => ({ data: webhook }),
+})
+
+/**
+ * `/webhooks`, admin only. Checks run in the order of docs/supporting.md#credentials-and-roles:
+ * the credential (401), the role (403), then the request itself (415, 400, 404).
+ */
+export function webhookRoutes({
+  store,
+  credentials,
+  allowPrivate,
+}: WebhookRouteOptions): RouteSpec[] {
+  const routes: RouteSpec[] = [
+    {
+      method: 'POST',
+      path: '/webhooks',
+      operationId: 'createWebhook',
+      summary: 'Subscribe a URL to events (admin only); the answer holds its secret, once.',
+      description:
+        'Checks in order: the credential (401), the role, admins only (403), the Content-Type ' +
+        '(415), the body reader (413, 400), the fields (400 `VALIDATION_ERROR`, every broken ' +
+        'rule in `details`; a URL whose host is or resolves to a private address is refused ' +
+        'unless `WEBHOOK_ALLOW_PRIVATE=true`). The `secret` signs every delivery and is never ' +
+        'shown again. No `Idempotency-Key`: a replay would show the secret again.',
+      body: {
+        schema: NewWebhookBody,
+        description: 'The URL, and the event types to deliver.',
+        example: newWebhookExample,
+      },
+      onRequest: [requireJsonContentType(supportingErrors)],
+      responses: {
+        201: {
+          description: 'Subscribed: the subscription with its `secret`.',
+          schema: CreatedWebhook,
+          headers: locationHeader('Path of the new subscription, `/webhooks/<id>`.'),
+        },
+        ...failures.body,
+      },
+      async handler(request, reply) {
+        const fields = await checkNewWebhook(sentBody(request), allowPrivate)
+        const secret = newSecret()
+        const { id, url, types, created_at } = await store.create({ ...fields, secret })
+        created(reply, `/webhooks/${id}`)
+        return { data: { id, url, types, secret, created_at } }
+      },
+    },
+    {
+      method: 'GET',
+      path: '/webhooks',
+      operationId: 'listWebhooks',
+      summary: 'Every subscription, without secrets (admin only).',
+      responses: { 200: { description: 'The subscriptions.', schema: WebhookList } },
+      async handler() {
+        return { data: await store.list() }
+      },
+    },
+    readOne({
+      path: '/webhooks/{id}',
+      operationId: 'getWebhook',
+      what: 'webhook',
+      item: taggedWebhook,
+      find: (id) => store.get(id),
+    }),
+    {
+      method: 'DELETE',
+      path: '/webhooks/{id}',
+      operationId: 'deleteWebhook',
+      summary: 'Unsubscribe (admin only): its pending deliveries are dropped.',
+      parameters: [idParameter('Webhook')],
+      responses: {
+        204: { description: 'Deleted; empty body.' },
+        400: failures.invalidId,
+        404: failures.notFound,
+      },
+      async handler(request, reply) {
+        const { id, raw } = pathId(request)
+        if (!(await atId(id, (known) => store.delete(known)))) throw notFound('webhook', raw)
+        return reply.code(204).send()
+      },
+    },
+    {
+      method: 'GET',
+      path: '/webhooks/{id}/deliveries',
+      operationId: 'listWebhookDeliveries',
+      summary: 'The most recent delivery attempts of a subscription, newest first (admin only).',
+      description:
+        'Up to 100 attempts, newest first: each with its event, its number, the status the ' +
+        'receiver answered (`null` when none came) or why none came (`error`), and its result.',
+      parameters: [idParameter('Webhook')],
+      responses: {
+        200: { description: 'The attempts.', schema: DeliveryList },
+        400: failures.invalidId,
+        404: failures.notFound,
+      },
+      async handler(request) {
+        const { id, raw } = pathId(request)
+        const webhook = await atId(id, (known) => store.get(known))
+        if (webhook === undefined) throw notFound('webhook', raw)
+        return { data: await store.attempts(webhook.id) }
+      },
+    },
+  ]
+  return routes.map((route) => credentialed(credentials, route))
+}

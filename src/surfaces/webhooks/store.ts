@@ -1,0 +1,80 @@
+/** A subscription as the API shows it after its creation: never its secret. */
+export interface Webhook {
+  id: number
+  url: string
+  /** As sent: event types, or `<resource>.*`. */
+  types: string[]
+  created_at: string
+}
+
+/** A subscription as it is created: its secret is shown once, in the creation's answer. */
+export interface NewWebhook {
+  url: string
+  types: string[]
+  secret: string
+}
+
+/** What came of one delivery after an attempt: over (one way or the other), or to be retried. */
+export type AttemptResult = 'delivered' | 'retrying' | 'failed'
+
+/** One attempt, as `GET /webhooks/<id>/deliveries` lists it. */
+export interface DeliveryAttempt {
+  event_id: number
+  attempt: number
+  /** The receiver's status; null when no answer came. */
+  status_code: number | null
+  /** Why no answer came (timeout, refused); null when one did. */
+  error: string | null
+  time: string
+  duration_ms: number
+  result: AttemptResult
+}
+
+/** A delivery claimed by this process, ready to attempt. */
+export interface DueDelivery {
+  /** The delivery's own key in its store. */
+  key: number
+  webhookId: number
+  url: string
+  secret: string
+  eventId: number
+  /** This attempt's number, from 1. */
+  attempt: number
+  /** The event's CloudEvents JSON: the body. */
+  body: string
+}
+
+/** How many attempts `GET /webhooks/<id>/deliveries` keeps per subscription, newest first. */
+export const ATTEMPTS_KEPT = 100
+
+/**
+ * The subscriptions and their pending deliveries (docs/webhooks.md). A delivery is created for
+ * every event of a subscribed type from the subscription's creation on; the deliverer claims
+ * those due, attempts them, and records each attempt.
+ */
+export interface WebhookStore {
+  create(webhook: NewWebhook): Promise<Webhook>
+  list(): Promise<Webhook[]>
+  get(id: number): Promise<Webhook | undefined>
+  /** False when there was none: its pending deliveries and attempts go with it. */
+  delete(id: number): Promise<boolean>
+  /** The subscription's most recent attempts (ATTEMPTS_KEPT at most), newest first. */
+  attempts(id: number): Promise<DeliveryAttempt[]>
+  /**
+   * Up to `limit` deliveries due now, each held for this process for `leaseMs`: no other
+   * claims it meanwhile, and once the lease is over (the process died during the attempt) it
+   * is due again.
+   */
+  claim(limit: number, leaseMs: number): Promise<DueDelivery[]>
+  /**
+   * Records an attempt of `due`; `retryInMs` undefined ends the delivery (delivered or
+   * failed), otherwise it is due again that many milliseconds from now.
+   */
+  record(
+    due: DueDelivery,
+    attempt: Omit<DeliveryAttempt, 'time'>,
+    retryInMs?: number,
+  ): Promise<void>
+  /** Calls `listener` when deliveries may have become due (new events): the deliverer wakes. */
+  onQueued(listener: () => void): () => void
+}

@@ -1,0 +1,99 @@
+// A webhook receiver on loopback for the delivery tests: every request it gets, with when, and
+// each path's answers in turn (a path with none left, or none given, answers 204).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+
+export interface Received {
+  path: string
+  headers: IncomingMessage['headers']
+  body: string
+  /** performance.now() when the body had arrived. */
+  at: number
+}
+
+export type Answer = (response: ServerResponse) => void
+
+export const answer = {
+  status:
+    (code: number): Answer =>
+    (response) =>
+      response.writeHead(code).end(),
+  redirect:
+    (location: string): Answer =>
+    (response) =>
+      response.writeHead(302, { location }).end(),
+  /** Never answers (until the receiver closes). */
+  silent: (): Answer => () => {},
+}
+
+export class Receiver {
+  readonly received: Received[] = []
+  readonly #answers = new Map<string, Answer[]>()
+  readonly #server = createServer((request, response) => this.#receive(request, response))
+  #waiters: (() => void)[] = []
+
+  /** Listening on 127.0.0.1 at a free port. */
+  static async start(): Promise<Receiver> {
+    const receiver = new Receiver()
+    await new Promise<void>((resolve) => receiver.#server.listen(0, '127.0.0.1', resolve))
+    return receiver
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port
+  }
+
+  url(path: string, host = '127.0.0.1'): string {
+    return `http://${host}:${this.port}${path}`
+  }
+
+  /** `path` answers these, one per request, in order. */
+  answers(path: string, ...answers: Answer[]): void {
+    this.#answers.set(path, answers)
+  }
+
+  at(path: string): Received[] {
+    return this.received.filter((request) => request.path === path)
+  }
+
+  /** Resolves once `path` has received `count` requests; rejects after `ms`. */
+  async until(path: string, count: number, ms = 10_000): Promise<Received[]> {
+    const deadline = performance.now() + ms
+    while (this.at(path).length < count) {
+      const left = deadline - performance.now()
+      if (left <= 0) {
+        throw new Error(`${path}: ${this.at(path).length} of ${count} requests in ${ms} ms`)
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left)
+        this.#waiters.push(() => {
+          clearTimeout(timer)
+          resolve()
+        })
+      })
+    }
+    return this.at(path)
+  }
+
+  #receive(request: IncomingMessage, response: ServerResponse): void {
+    let body = ''
+    request.setEncoding('utf8')
+    request.on('data', (chunk: string) => {
+      body += chunk
+    })
+    request.on('end', () => {
+      const path = request.url ?? ''
+      this.received.push({ path, headers: request.headers, body, at: performance.now() })
+      const next = this.#answers.get(path)?.shift() ?? answer.status(204)
+      next(response)
+      const waiters = this.#waiters
+      this.#waiters = []
+      for (const wake of waiters) wake()
+    })
+  }
+
+  async close(): Promise<void> {
+    this.#server.closeAllConnections()
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()))
+  }
+}
