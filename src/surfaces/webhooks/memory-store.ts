@@ -158,8 +158,8 @@ export class MemoryWebhookStore implements WebhookStore {
 
   #keep(webhookId: number, attempt: DeliveryAttempt): void {
     if (this.#webhooks.get(webhookId) === undefined) return
-    let kept = this.#attempts.get(webhookId)
-    if (kept === undefined) this.#attempts.set(webhookId, (kept = []))
+    const kept = this.#attempts.get(webhookId) ?? []
+    this.#attempts.set(webhookId, kept)
     kept.push(attempt)
     if (kept.length > ATTEMPTS_KEPT * 2) kept.splice(0, kept.length - ATTEMPTS_KEPT)
   }
