@@ -46,6 +46,8 @@ export function attempt(
       if (settled) return
       settled = true
       clearTimeout(timer)
+      // The signal outlives the attempt (one per deliverer): nothing of it is kept there.
+      signal?.removeEventListener('abort', abort)
       resolve({ statusCode, error, durationMs: durationMs() })
     }
     const sent = request(url, {
@@ -73,10 +75,11 @@ export function attempt(
       sent.destroy()
     })
     sent.on('error', (error: NodeJS.ErrnoException) => settle(null, reasonOf(error)))
-    signal?.addEventListener('abort', () => {
+    const abort = () => {
       settle(null, 'aborted')
       sent.destroy()
-    })
+    }
+    signal?.addEventListener('abort', abort, { once: true })
     sent.end(body)
   })
 }

@@ -2,6 +2,7 @@
 // followed, a receiver that never answers timed out, a closed port refused, and the
 // connection made to the address given, never to a second answer of the resolver.
 import assert from 'node:assert/strict'
+import { getEventListeners } from 'node:events'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { after, test } from 'node:test'
@@ -67,6 +68,17 @@ test('a receiver that never answers is given up on after the timeout', async () 
   const outcome = await attempt(at('/silent'), loopback, {}, '{}', 200)
   assert.deepEqual([outcome.statusCode, outcome.error], [null, 'timeout'])
   assert.ok(outcome.durationMs >= 190 && outcome.durationMs < 2000, String(outcome.durationMs))
+})
+
+test('an aborted signal gives the attempt up at once; a settled one leaves no listener', async () => {
+  const stopping = new AbortController()
+  for (let i = 0; i < 12; i++) await attempt(at('/ok'), loopback, {}, '{}', 2000, stopping.signal)
+  assert.equal(getEventListeners(stopping.signal, 'abort').length, 0)
+  const pending = attempt(at('/silent'), loopback, {}, '{}', 60_000, stopping.signal)
+  setTimeout(() => stopping.abort(), 50)
+  const outcome = await pending
+  assert.deepEqual([outcome.statusCode, outcome.error], [null, 'aborted'])
+  assert.ok(outcome.durationMs < 5000, String(outcome.durationMs))
 })
 
 test('a closed port is a refused connection', async () => {

@@ -1,0 +1,138 @@
+// Webhooks on PostgreSQL across processes (docs/webhooks.md#at-least-once): two deliverers on
+// one database never make the same attempt twice, and a delivery waiting out its backoff when
+// the process is killed (SIGKILL to its whole group) is made by the next process to start.
+// The second runs dist/: `npm run build` first (`npm test` does).
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { testApp } from './support/helpers.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
+import { listening, npmStart } from './support/processes.js'
+import { answer, Receiver } from './support/receiver.js'
+import { ADMIN } from './support/supporting.js'
+
+const skip = await skipWithoutPostgres()
+
+const admin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }
+
+let receiver: Receiver
+before(async () => {
+  receiver = await Receiver.start()
+})
+after(() => receiver?.close())
+
+const post = (base: string, path: string, body: unknown) =>
+  fetch(`${base}${path}`, { method: 'POST', headers: admin, body: JSON.stringify(body) })
+
+async function subscribe(base: string, path: string): Promise<number> {
+  const response = await post(base, '/webhooks', { url: receiver.url(path), types: ['tugas.*'] })
+  assert.equal(response.status, 201)
+  return ((await response.json()) as { data: { id: number } }).data.id
+}
+
+interface Attempt {
+  event_id: number
+  attempt: number
+  status_code: number | null
+  result: string
+}
+
+async function attempts(base: string, id: number, count: number): Promise<Attempt[]> {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    const response = await fetch(`${base}/webhooks/${id}/deliveries`, { headers: admin })
+    const { data } = (await response.json()) as { data: Attempt[] }
+    if (data.length >= count) return data
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`fewer than ${count} attempts recorded`)
+}
+
+describe('webhooks on PostgreSQL, several processes', { skip }, () => {
+  test('two deliverers on one database: each attempt is made once', async () => {
+    const databaseUrl = await freshDatabaseUrl()
+    const apps: FastifyInstance[] = []
+    const bases: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const app = await testApp({
+        config: { databaseUrl, webhookAllowPrivate: true, webhookRetryBaseMs: 50 },
+        closedBy: 'caller',
+      })
+      await app.listen({ host: '127.0.0.1', port: 0 })
+      apps.push(app)
+      bases.push(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`)
+    }
+    try {
+      const [base0 = '', base1 = ''] = bases
+      const id = await subscribe(base0, '/two')
+      // The first ten requests fail, whichever events they carry: ten retries to share out.
+      receiver.answers('/two', ...Array.from({ length: 10 }, () => answer.status(500)))
+      const tasks = 30
+      await Promise.all(
+        Array.from({ length: tasks }, (_, i) =>
+          post(i % 2 ? base1 : base0, '/tugas', { title: `Tugas ${i}`, status: 'belum' }),
+        ),
+      )
+      const received = await receiver.until('/two', tasks + 10, 30_000)
+      const kept = await attempts(base1, id, tasks + 10)
+      // Nothing more comes: every event was delivered once, after its failures.
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      assert.equal(receiver.at('/two').length, tasks + 10)
+      const byEvent = new Map<string, number>()
+      for (const request of received) {
+        const event = String(request.headers['webhook-id'])
+        byEvent.set(event, (byEvent.get(event) ?? 0) + 1)
+      }
+      assert.equal(byEvent.size, tasks)
+      // Each recorded attempt was made once: (event, attempt) pairs are unique, and each event
+      // ends with one delivered attempt.
+      const pairs = new Set(kept.map(({ event_id, attempt }) => `${event_id}/${attempt}`))
+      assert.equal(pairs.size, kept.length)
+      assert.equal(kept.filter(({ result }) => result === 'delivered').length, tasks)
+      for (const [event, count] of byEvent) {
+        const made = kept.filter(({ event_id }) => String(event_id) === event).length
+        assert.equal(count, made, `event ${event}: ${count} requests, ${made} attempts recorded`)
+      }
+    } finally {
+      for (const app of apps) await app.close()
+    }
+  })
+
+  test('SIGKILL during a backoff: the next process makes the delivery', async () => {
+    const env = {
+      DATABASE_URL: await freshDatabaseUrl(),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '2000',
+      LOG_LEVEL: 'warn',
+    }
+    const first = npmStart({ ...env, LOG_LEVEL: 'info' })
+    const base = await listening(first, [])
+    const id = await subscribe(base, '/killed')
+    receiver.answers('/killed', answer.status(503))
+    assert.equal(
+      (await post(base, '/tugas', { title: 'Sebelum mati', status: 'belum' })).status,
+      201,
+    )
+    const [failed] = await attempts(base, id, 1)
+    assert.equal(failed?.result, 'retrying')
+    // Killed while the retry waits its 2 s: nothing of this process runs again.
+    process.kill(-(first.pid as number), 'SIGKILL')
+    const killedAt = performance.now()
+
+    const second = npmStart({ ...env, LOG_LEVEL: 'info' })
+    const restarted = await listening(second, [])
+    const [, retried] = await receiver.until('/killed', 2, 20_000)
+    assert.ok(retried)
+    assert.equal(retried.headers['webhook-id'], String(failed?.event_id))
+    const kept = await attempts(restarted, id, 2)
+    assert.deepEqual(
+      kept.map(({ attempt, status_code, result }) => ({ attempt, status_code, result })),
+      [
+        { attempt: 2, status_code: 204, result: 'delivered' },
+        { attempt: 1, status_code: 503, result: 'retrying' },
+      ],
+    )
+    // Not before its backoff was over.
+    assert.ok(retried.at - killedAt > 0)
+    process.kill(-(second.pid as number), 'SIGKILL')
+  })
+})

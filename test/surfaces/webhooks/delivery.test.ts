@@ -1,0 +1,269 @@
+// Deliveries to a real receiver on loopback (docs/webhooks.md#delivery), on the store of the
+// pass: signed as Standard Webhooks says (checked here with node:crypto alone), retried with
+// growing gaps, timed out, never redirected, filtered by type, and never sent to a private
+// address while WEBHOOK_ALLOW_PRIVATE is off.
+import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { call, storesOf, testApp } from '../../support/helpers.js'
+import { answer, Receiver } from '../../support/receiver.js'
+import { ADMIN, bearer } from '../../support/supporting.js'
+
+const admin = { ...bearer(ADMIN), 'content-type': 'application/json' }
+const BASE_MS = 200
+const TIMEOUT_MS = 400
+const MAX_ATTEMPTS = 3
+
+let receiver: Receiver
+before(async () => {
+  receiver = await Receiver.start()
+})
+after(() => receiver.close())
+
+interface Subscription {
+  id: number
+  secret: string
+}
+
+async function subscribe(app: FastifyInstance, path: string, types: string[]) {
+  const response = await call(app, {
+    method: 'POST',
+    url: '/webhooks',
+    headers: admin,
+    payload: JSON.stringify({ url: receiver.url(path), types }),
+  })
+  assert.equal(response.statusCode, 201, response.body)
+  return response.json().data as Subscription
+}
+
+const unsubscribe = (app: FastifyInstance, { id }: Subscription) =>
+  call(app, { method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
+
+interface Attempt {
+  event_id: number
+  attempt: number
+  status_code: number | null
+  error: string | null
+  duration_ms: number
+  result: string
+}
+
+async function attempts(app: FastifyInstance, { id }: Subscription): Promise<Attempt[]> {
+  const response = await call(app, {
+    method: 'GET',
+    url: `/webhooks/${id}/deliveries`,
+    headers: admin,
+  })
+  assert.equal(response.statusCode, 200)
+  return response.json().data
+}
+
+/** The attempts once `count` are recorded (a delivery's record follows its request). */
+async function recorded(app: FastifyInstance, subscription: Subscription, count: number) {
+  for (let waited = 0; waited < 10_000; waited += 25) {
+    const kept = await attempts(app, subscription)
+    if (kept.length >= count) return kept
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`fewer than ${count} attempts recorded`)
+}
+
+const createTask = async (app: FastifyInstance, title: string) => {
+  const response = await call(app, {
+    method: 'POST',
+    url: '/tugas',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ title, status: 'belum' }),
+  })
+  assert.equal(response.statusCode, 201)
+  return response.json() as { id: number }
+}
+
+const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe('deliveries (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback)', async () => {
+  const app = await testApp({
+    config: {
+      webhookAllowPrivate: true,
+      webhookRetryBaseMs: BASE_MS,
+      webhookTimeoutMs: TIMEOUT_MS,
+      webhookMaxAttempts: MAX_ATTEMPTS,
+    },
+  })
+
+  test('the event as the body, signed: the signature checks out with the secret alone', async () => {
+    const subscription = await subscribe(app, '/signed', ['tugas.created'])
+    const sentAt = Math.floor(Date.now() / 1000)
+    const task = await createTask(app, 'Ditandatangani')
+    const [delivery] = await receiver.until('/signed', 1)
+    assert.ok(delivery)
+    const { headers, body } = delivery
+    assert.equal(headers['content-type'], 'application/json')
+    const event = JSON.parse(body)
+    assert.equal(event.type, 'tugas.created')
+    assert.equal(event.specversion, '1.0')
+    assert.deepEqual(event.data, { id: task.id, title: 'Ditandatangani', status: 'belum' })
+    assert.equal(headers['webhook-id'], event.id)
+    const timestamp = Number(headers['webhook-timestamp'])
+    assert.ok(Math.abs(timestamp - sentAt) <= 5, `timestamp ${timestamp}, sent at ${sentAt}`)
+    const key = Buffer.from(subscription.secret.slice('whsec_'.length), 'base64')
+    const expected = createHmac('sha256', key)
+      .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`)
+      .digest('base64')
+    assert.equal(headers['webhook-signature'], `v1,${expected}`)
+    // The event is the one the change feed has.
+    const feed = await storesOf(app).events.after(Number(event.id) - 1, 1)
+    assert.equal(feed[0]?.json, body)
+
+    const [kept] = await recorded(app, subscription, 1)
+    assert.deepEqual(
+      { ...kept, duration_ms: 0 },
+      {
+        event_id: Number(event.id),
+        attempt: 1,
+        status_code: 204,
+        error: null,
+        time: (kept as { time: string } & Attempt).time,
+        duration_ms: 0,
+        result: 'delivered',
+      },
+    )
+    await unsubscribe(app, subscription)
+  })
+
+  test('failing twice then succeeding: exactly three attempts, the gaps at least doubling', async () => {
+    receiver.answers('/flaky', answer.status(500), answer.status(503))
+    const subscription = await subscribe(app, '/flaky', ['tugas.created'])
+    await createTask(app, 'Gagal dua kali')
+    const received = await receiver.until('/flaky', 3)
+    const kept = await recorded(app, subscription, 3)
+    // Nothing more comes: it was delivered.
+    await settle(BASE_MS * 8)
+    assert.equal(receiver.at('/flaky').length, 3)
+    assert.equal(new Set(received.map((r) => r.headers['webhook-id'])).size, 1)
+    const [first = 0, second = 0, third = 0] = received.map((request) => request.at)
+    const gaps = [second - first, third - second] as const
+    assert.ok(gaps[0] >= BASE_MS * 0.9, `first gap ${gaps[0]} ms, base ${BASE_MS}`)
+    assert.ok(gaps[1] >= 2 * BASE_MS * 0.9, `second gap ${gaps[1]} ms, twice the base`)
+    assert.deepEqual(
+      kept.map(({ attempt, status_code, error, result }) => ({
+        attempt,
+        status_code,
+        error,
+        result,
+      })),
+      [
+        { attempt: 3, status_code: 204, error: null, result: 'delivered' },
+        { attempt: 2, status_code: 503, error: null, result: 'retrying' },
+        { attempt: 1, status_code: 500, error: null, result: 'retrying' },
+      ],
+    )
+    await unsubscribe(app, subscription)
+  })
+
+  test('a receiver that never answers is timed out, and the last attempt is marked failed', async () => {
+    receiver.answers('/silent', answer.silent(), answer.silent(), answer.silent())
+    const subscription = await subscribe(app, '/silent', ['tugas.created'])
+    await createTask(app, 'Tidak dijawab')
+    const kept = await recorded(app, subscription, MAX_ATTEMPTS)
+    assert.deepEqual(
+      kept.map(({ attempt, status_code, error, result }) => ({
+        attempt,
+        status_code,
+        error,
+        result,
+      })),
+      [
+        { attempt: 3, status_code: null, error: 'timeout', result: 'failed' },
+        { attempt: 2, status_code: null, error: 'timeout', result: 'retrying' },
+        { attempt: 1, status_code: null, error: 'timeout', result: 'retrying' },
+      ],
+    )
+    for (const { duration_ms } of kept) assert.ok(duration_ms >= TIMEOUT_MS * 0.9, `${duration_ms}`)
+    await settle(BASE_MS * 8)
+    assert.equal(receiver.at('/silent').length, MAX_ATTEMPTS)
+    await unsubscribe(app, subscription)
+  })
+
+  test('a redirect is not followed: it is a failed attempt, retried', async () => {
+    receiver.answers('/moved', answer.redirect('/moved-to'), answer.status(200))
+    const subscription = await subscribe(app, '/moved', ['tugas.created'])
+    await createTask(app, 'Dialihkan')
+    const kept = await recorded(app, subscription, 2)
+    assert.deepEqual(
+      kept.map(({ status_code, result }) => ({ status_code, result })),
+      [
+        { status_code: 200, result: 'delivered' },
+        { status_code: 302, result: 'retrying' },
+      ],
+    )
+    assert.equal(receiver.at('/moved-to').length, 0)
+    await unsubscribe(app, subscription)
+  })
+
+  test('only the types subscribed to are delivered', async () => {
+    const subscription = await subscribe(app, '/todos-only', ['todos.*'])
+    await createTask(app, 'Bukan todo')
+    const todo = await call(app, {
+      method: 'POST',
+      url: '/todos',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ title: 'Sebuah todo' }),
+    })
+    assert.equal(todo.statusCode, 201, todo.body)
+    const [delivery] = await receiver.until('/todos-only', 1)
+    assert.equal(JSON.parse(delivery?.body ?? '{}').type, 'todos.created')
+    await settle(300)
+    assert.equal(receiver.at('/todos-only').length, 1)
+    await unsubscribe(app, subscription)
+  })
+
+  test('a deleted subscription gets no more deliveries', async () => {
+    receiver.answers('/gone', answer.status(500))
+    const subscription = await subscribe(app, '/gone', ['tugas.created'])
+    await createTask(app, 'Sebelum dihapus')
+    await receiver.until('/gone', 1)
+    await unsubscribe(app, subscription)
+    await settle(BASE_MS * 4)
+    assert.equal(receiver.at('/gone').length, 1)
+  })
+})
+
+describe('private addresses at delivery (WEBHOOK_ALLOW_PRIVATE off)', async () => {
+  const app = await testApp({ config: { webhookRetryBaseMs: BASE_MS, webhookMaxAttempts: 2 } })
+
+  test('a subscription that reaches loopback is refused at every attempt, never connected', async () => {
+    // Through the store: the API would refuse it at creation.
+    const { webhooks } = storesOf(app)
+    const byName = await webhooks.create({
+      url: receiver.url('/by-name', 'localhost'),
+      types: ['tugas.*'],
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    })
+    const byAddress = await webhooks.create({
+      url: receiver.url('/by-address'),
+      types: ['tugas.*'],
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    })
+    await createTask(app, 'Ke jaringan pribadi')
+    for (const subscription of [byName, byAddress]) {
+      const kept = await recorded(app, { id: subscription.id, secret: '' }, 2)
+      assert.deepEqual(
+        kept.map(({ attempt, status_code, error, result }) => ({
+          attempt,
+          status_code,
+          error,
+          result,
+        })),
+        [2, 1].map((attempt) => ({
+          attempt,
+          status_code: null,
+          error: 'refused: the host is or resolves to a private address',
+          result: attempt === 2 ? 'failed' : 'retrying',
+        })),
+      )
+    }
+    assert.equal(receiver.at('/by-name').length + receiver.at('/by-address').length, 0)
+  })
+})

@@ -1,0 +1,274 @@
+// The webhook store's contract, on every store: subscriptions kept and removed; a delivery for
+// each event of a subscribed type from the subscription's creation on, its body the event as
+// the change feed has it; a claim holds a delivery for its lease; recording puts it off or ends
+// it; the most recent attempts kept, newest first. On PostgreSQL, claims made at once from two
+// pools never share a delivery.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import type { Database } from '../../../src/store/postgres/database.js'
+import { EVENT_RENDERERS, type Stores } from '../../../src/stores.js'
+import { PgWebhookStore } from '../../../src/surfaces/webhooks/pg-store.js'
+import {
+  ATTEMPTS_KEPT,
+  type DueDelivery,
+  type WebhookStore,
+} from '../../../src/surfaces/webhooks/store.js'
+import { forEachStore } from '../../support/stores.js'
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
+const LEASE_MS = 60_000
+
+/** Claims until `count` deliveries are due (the PostgreSQL sequencer numbers after commit). */
+async function due(store: WebhookStore, count: number, leaseMs = LEASE_MS): Promise<DueDelivery[]> {
+  const claimed: DueDelivery[] = []
+  for (let waited = 0; waited < 10_000 && claimed.length < count; waited += 20) {
+    claimed.push(...(await store.claim(count - claimed.length, leaseMs)))
+    if (claimed.length < count) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return claimed
+}
+
+const attempt = (due: DueDelivery, result: 'delivered' | 'retrying' | 'failed', status = 500) => ({
+  event_id: due.eventId,
+  attempt: due.attempt,
+  status_code: status,
+  error: null,
+  duration_ms: 3,
+  result,
+})
+
+const newTask = (stores: Stores, title: string) => stores.tugas.create({ title, status: 'belum' })
+
+await forEachStore('the webhook store', (kind) => {
+  test('subscriptions: created with ids from 1, listed, read, deleted', async () => {
+    const { webhooks } = await kind.fresh()
+    const one = await webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    const two = await webhooks.create({
+      url: 'http://b.example/',
+      types: ['users.created'],
+      secret: SECRET,
+    })
+    assert.deepEqual([one.id, two.id], [1, 2])
+    assert.deepEqual(Object.keys(one), ['id', 'url', 'types', 'created_at'])
+    assert.ok(!Number.isNaN(Date.parse(one.created_at)))
+    assert.deepEqual(await webhooks.list(), [one, two])
+    assert.deepEqual(await webhooks.get(2), two)
+    assert.equal(await webhooks.get(3), undefined)
+    assert.equal(await webhooks.delete(1), true)
+    assert.equal(await webhooks.delete(1), false)
+    assert.deepEqual(await webhooks.list(), [two])
+  })
+
+  test('a delivery for each event of a subscribed type, its body the event itself', async () => {
+    const stores = await kind.fresh()
+    const { webhooks } = stores
+    await newTask(stores, 'Sebelum langganan')
+    // Numbered (PostgreSQL) and passed to the log's listeners (memory) before the subscriptions.
+    while ((await stores.events.bounds()).newest < 1) await new Promise((r) => setTimeout(r, 10))
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const all = await webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    const created = await webhooks.create({
+      url: 'http://b.example/',
+      types: ['tugas.created'],
+      secret: SECRET,
+    })
+    await webhooks.create({ url: 'http://c.example/', types: ['todos.*'], secret: SECRET })
+    const task = await newTask(stores, 'Sesudah langganan')
+    await stores.tugas.delete(task.id)
+    const claimed = await due(webhooks, 3)
+    assert.equal(claimed.length, 3)
+    // Nothing more: the event before the subscriptions, and the other types, have none.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.deepEqual(await webhooks.claim(10, LEASE_MS), [])
+    const [first, second] = await stores.events.after(1, 2)
+    const expected = [
+      [all.id, first],
+      [created.id, first],
+      [all.id, second],
+    ].map(([id, event]) => ({
+      webhookId: id,
+      eventId: (event as { id: number }).id,
+      body: (event as { json: string }).json,
+    }))
+    const got = claimed.map(({ webhookId, eventId, body }) => ({ webhookId, eventId, body }))
+    const order = (a: { webhookId: unknown; eventId: unknown }) => `${a.eventId}/${a.webhookId}`
+    assert.deepEqual(
+      got.sort((a, b) => order(a).localeCompare(order(b))),
+      expected.sort((a, b) => order(a).localeCompare(order(b))),
+    )
+    for (const delivery of claimed) {
+      assert.equal(delivery.attempt, 1)
+      assert.equal(delivery.secret, SECRET)
+      assert.match(delivery.url, /^http:\/\/[ab]\.example\/$/)
+    }
+  })
+
+  test('a claim holds a delivery for its lease; then it is due again', async () => {
+    const stores = await kind.fresh()
+    await stores.webhooks.create({ url: 'http://a.example/', types: ['tugas.*'], secret: SECRET })
+    await newTask(stores, 'Disewa')
+    const [held] = await due(stores.webhooks, 1, 300)
+    assert.ok(held)
+    assert.deepEqual(await stores.webhooks.claim(10, 300), [])
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    const [again] = await stores.webhooks.claim(10, 300)
+    // Unrecorded (the process died during it): the same attempt is made again.
+    assert.deepEqual(again, held)
+  })
+
+  test('recording: put off by retryInMs with the next attempt number, or ended', async () => {
+    const stores = await kind.fresh()
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    await newTask(stores, 'Dicoba lagi')
+    const [first] = await due(stores.webhooks, 1)
+    assert.ok(first)
+    await stores.webhooks.record(first, attempt(first, 'retrying'), 300)
+    assert.deepEqual(await stores.webhooks.claim(10, LEASE_MS), [])
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    const [second] = await stores.webhooks.claim(10, LEASE_MS)
+    assert.deepEqual(second, { ...first, attempt: 2 })
+    await stores.webhooks.record(
+      second as DueDelivery,
+      attempt(second as DueDelivery, 'delivered', 204),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.deepEqual(await stores.webhooks.claim(10, 0), [])
+    const kept = await stores.webhooks.attempts(webhook.id)
+    assert.deepEqual(
+      kept.map(({ attempt, status_code, error, duration_ms, result, event_id }) => ({
+        attempt,
+        status_code,
+        error,
+        duration_ms,
+        result,
+        event_id,
+      })),
+      [
+        {
+          attempt: 2,
+          status_code: 204,
+          error: null,
+          duration_ms: 3,
+          result: 'delivered',
+          event_id: first.eventId,
+        },
+        {
+          attempt: 1,
+          status_code: 500,
+          error: null,
+          duration_ms: 3,
+          result: 'retrying',
+          event_id: first.eventId,
+        },
+      ],
+    )
+    for (const { time } of kept) assert.ok(!Number.isNaN(Date.parse(time)))
+  })
+
+  test(`the ${ATTEMPTS_KEPT} most recent attempts are kept, newest first`, async () => {
+    const stores = await kind.fresh()
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    await newTask(stores, 'Banyak percobaan')
+    const [delivery] = await due(stores.webhooks, 1)
+    assert.ok(delivery)
+    const total = ATTEMPTS_KEPT + 5
+    for (let n = 1; n <= total; n++) {
+      await stores.webhooks.record(
+        { ...delivery, attempt: n },
+        { ...attempt(delivery, 'retrying'), attempt: n },
+        60_000,
+      )
+    }
+    const kept = await stores.webhooks.attempts(webhook.id)
+    assert.deepEqual(
+      kept.map(({ attempt }) => attempt),
+      Array.from({ length: ATTEMPTS_KEPT }, (_, i) => total - i),
+    )
+  })
+
+  test('deleting a subscription drops its pending deliveries and its attempts', async () => {
+    const stores = await kind.fresh()
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    await newTask(stores, 'Satu')
+    const [delivery] = await due(stores.webhooks, 1)
+    assert.ok(delivery)
+    await stores.webhooks.record(delivery, attempt(delivery, 'retrying'), 1)
+    await newTask(stores, 'Dua')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(await stores.webhooks.delete(webhook.id), true)
+    assert.deepEqual(await stores.webhooks.claim(10, LEASE_MS), [])
+    assert.deepEqual(await stores.webhooks.attempts(webhook.id), [])
+    // A record arriving after the deletion keeps nothing.
+    await stores.webhooks.record(delivery, attempt(delivery, 'delivered', 200))
+    assert.deepEqual(await stores.webhooks.attempts(webhook.id), [])
+  })
+
+  test('the deliverer is told when deliveries are queued', async () => {
+    const stores = await kind.fresh()
+    let told = 0
+    const stop = stores.webhooks.onQueued(() => {
+      told += 1
+    })
+    await newTask(stores, 'Tanpa langganan')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    assert.equal(told, 0)
+    await stores.webhooks.create({ url: 'http://a.example/', types: ['tugas.*'], secret: SECRET })
+    await newTask(stores, 'Dengan langganan')
+    for (let waited = 0; told === 0 && waited < 5000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    assert.ok(told > 0)
+    stop()
+  })
+
+  if (kind.name === 'postgres') {
+    test('claims made at once from two pools never share a delivery', async () => {
+      const stores = await kind.fresh()
+      await stores.webhooks.create({ url: 'http://a.example/', types: ['tugas.*'], secret: SECRET })
+      await stores.webhooks.create({ url: 'http://b.example/', types: ['tugas.*'], secret: SECRET })
+      const count = 100
+      await Promise.all(Array.from({ length: count / 2 }, (_, i) => newTask(stores, `Tugas ${i}`)))
+      // Another process's connection to the same schema: the sequencer's own pool.
+      const pool = (stores.webhooks as unknown as { db: Database }).db
+      const rival = new PgWebhookStore(
+        pool.background('events'),
+        stores.events as never,
+        EVENT_RENDERERS,
+      )
+      {
+        const claimed: DueDelivery[] = []
+        for (let round = 0; round < 40 && claimed.length < count; round++) {
+          const batches = await Promise.all(
+            [stores.webhooks, rival, stores.webhooks, rival].map((store) =>
+              store.claim(3, LEASE_MS),
+            ),
+          )
+          claimed.push(...batches.flat())
+          if (batches.flat().length === 0) await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        assert.equal(claimed.length, count)
+        assert.equal(new Set(claimed.map(({ key }) => key)).size, count)
+      }
+    })
+  }
+})
