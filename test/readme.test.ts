@@ -58,6 +58,7 @@ const PAGES = [
     'supporting',
     'versioning',
     'events',
+    'webhooks',
     'http',
     'openapi',
     'client',

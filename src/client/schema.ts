@@ -576,6 +576,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every subscription, without secrets (admin only).
+         * @description Every subscription in id order, in `data`: its URL, its types and when it was created; never its secret.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to events (admin only); the answer holds its secret, once.
+         * @description Checks in order: the credential (401), the role, admins only (403), the Content-Type (415), the body reader (413, 400), the fields (400 `VALIDATION_ERROR`, every broken rule in `details`; a URL whose host is or resolves to a private address is refused unless `WEBHOOK_ALLOW_PRIVATE=true`). The `secret` signs every delivery and is never shown again. No `Idempotency-Key`: a replay would show the secret again.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one webhook.
+         * @description The webhook with this id: an id that is not an integer is 400 (`INVALID_ID`), one no webhook has 404 (`NOT_FOUND`).
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe (admin only): its pending deliveries are dropped.
+         * @description Checks in order: the credential (401), the role, admins only (403), the id (400 `INVALID_ID`), existence (404). Answers 204 with an empty body; the pending deliveries and the recorded attempts of the subscription go with it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The most recent delivery attempts of a subscription, newest first (admin only).
+         * @description Up to 100 attempts, newest first: each with its event, its number, the status the receiver answered (`null` when none came) or why none came (`error`), and its result.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -657,7 +725,28 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    event: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * One event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description A task. */
@@ -4138,6 +4227,513 @@ export interface operations {
             };
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * Format: uri
+                             * @description An http or https URL whose host is not, and does not resolve to, a loopback, private, link-local, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`).
+                             */
+                            url: string;
+                            /** @description Event types, or `<resource>.*` for every type of one resource; not empty. */
+                            types: ("tugas.created" | "tugas.replaced" | "tugas.updated" | "tugas.deleted" | "komentar.created" | "api-tugas.created" | "api-tugas.replaced" | "api-tugas.deleted" | "todos.created" | "todos.replaced" | "todos.deleted" | "users.created" | "pesanan.created" | "pesanan.paid" | "dokumen.deleted" | "tugas.*" | "komentar.*" | "api-tugas.*" | "todos.*" | "users.*" | "pesanan.*" | "dokumen.*")[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC.
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The URL, and the event types to deliver. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://203.0.113.10/hooks/pesanan",
+                 *       "types": [
+                 *         "pesanan.*"
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description An http or https URL whose host is not, and does not resolve to, a loopback, private, link-local, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`).
+                     */
+                    url: string;
+                    /** @description Event types, or `<resource>.*` for every type of one resource; not empty. */
+                    types: ("tugas.created" | "tugas.replaced" | "tugas.updated" | "tugas.deleted" | "komentar.created" | "api-tugas.created" | "api-tugas.replaced" | "api-tugas.deleted" | "todos.created" | "todos.replaced" | "todos.deleted" | "users.created" | "pesanan.created" | "pesanan.paid" | "dokumen.deleted" | "tugas.*" | "komentar.*" | "api-tugas.*" | "todos.*" | "users.*" | "pesanan.*" | "dokumen.*")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Subscribed: the subscription with its `secret`. */
+            201: {
+                headers: {
+                    /** @description Path of the new subscription, `/webhooks/<id>`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            /**
+                             * Format: uri
+                             * @description An http or https URL whose host is not, and does not resolve to, a loopback, private, link-local, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`).
+                             */
+                            url: string;
+                            /** @description Event types, or `<resource>.*` for every type of one resource; not empty. */
+                            types: ("tugas.created" | "tugas.replaced" | "tugas.updated" | "tugas.deleted" | "komentar.created" | "api-tugas.created" | "api-tugas.replaced" | "api-tugas.deleted" | "todos.created" | "todos.replaced" | "todos.deleted" | "users.created" | "pesanan.created" | "pesanan.paid" | "dokumen.deleted" | "tugas.*" | "komentar.*" | "api-tugas.*" | "todos.*" | "users.*" | "pesanan.*" | "dokumen.*")[];
+                            /** @description `whsec_` and the base64 of 32 random bytes: the key of every delivery's signature. Shown only in this answer. */
+                            secret: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Body over 1 MiB (`BODY_TOO_LARGE`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Webhook id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A webhook subscription. Its secret is shown only when it is created. */
+                        data: {
+                            id: number;
+                            /**
+                             * Format: uri
+                             * @description An http or https URL whose host is not, and does not resolve to, a loopback, private, link-local, unique-local or unspecified address (unless `WEBHOOK_ALLOW_PRIVATE=true`).
+                             */
+                            url: string;
+                            /** @description Event types, or `<resource>.*` for every type of one resource; not empty. */
+                            types: ("tugas.created" | "tugas.replaced" | "tugas.updated" | "tugas.deleted" | "komentar.created" | "api-tugas.created" | "api-tugas.replaced" | "api-tugas.deleted" | "todos.created" | "todos.replaced" | "todos.deleted" | "users.created" | "pesanan.created" | "pesanan.paid" | "dokumen.deleted" | "tugas.*" | "komentar.*" | "api-tugas.*" | "todos.*" | "users.*" | "pesanan.*" | "dokumen.*")[];
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an integer (`INVALID_ID`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No such resource (`NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; empty body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an integer (`INVALID_ID`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No such resource (`NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The most recent attempts, newest first. */
+                        data: {
+                            event_id: number;
+                            /** @description The attempt's number for this event, from 1. */
+                            attempt: number;
+                            /** @description The receiver's status; null when no answer came. */
+                            status_code: number | null;
+                            /** @description Why no answer came: `timeout`, `connection refused`, `refused: ...` (a private address); null when one did. */
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description When the attempt ended.
+                             */
+                            time: string;
+                            duration_ms: number;
+                            /** @description `delivered` (a 2xx), `retrying` (another attempt follows), or `failed` (the last: WEBHOOK_MAX_ATTEMPTS reached). */
+                            result: "delivered" | "retrying" | "failed";
+                        }[];
+                    };
+                };
+            };
+            /** @description The id is not an integer (`INVALID_ID`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No such resource (`NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -4337,6 +4933,66 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+        };
+    };
+    deliverEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @constant */
+                    specversion: "1.0";
+                    /** @description The position in the one sequence. */
+                    id: string;
+                    /**
+                     * @description The surface's root path.
+                     * @enum {string}
+                     */
+                    source: "/tugas" | "/api/tugas" | "/todos" | "/users" | "/pesanan" | "/dokumen";
+                    /** @enum {string} */
+                    type: "tugas.created" | "tugas.replaced" | "tugas.updated" | "tugas.deleted" | "komentar.created" | "api-tugas.created" | "api-tugas.replaced" | "api-tugas.deleted" | "todos.created" | "todos.replaced" | "todos.deleted" | "users.created" | "pesanan.created" | "pesanan.paid" | "dokumen.deleted";
+                    /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+                    subject: string;
+                    /**
+                     * Format: date-time
+                     * @description When the change took effect (UTC).
+                     */
+                    time: string;
+                    /** @constant */
+                    datacontenttype: "application/json";
+                    /** @description The resource as its surface's item read returns it after the change (a user never with a password), or `{ "id": <id> }` for a deletion. */
+                    data: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

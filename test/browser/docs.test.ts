@@ -35,9 +35,12 @@ function skipWithoutChromium(): false | string {
 
 type Json = Record<string, unknown>
 
-/** `GET /tugas`, `POST /users`...: every operation of the document, sorted. */
+/**
+ * `GET /tugas`, `POST /users`...: every operation of the document, sorted; with the requests
+ * the service sends (`webhooks`), which Swagger UI shows by name (`POST event`).
+ */
 function documentedOperations(document: Json): string[] {
-  const paths = document.paths as Record<string, Json>
+  const paths = { ...(document.paths as Record<string, Json>), ...(document.webhooks as Json) }
   return Object.entries(paths)
     .flatMap(([path, item]) =>
       Object.keys(item)
@@ -144,6 +147,8 @@ describe('GET /docs in Chromium', { skip: skipWithoutChromium(), timeout: 120_00
       'DELETE /dokumen/{id}',
       'GET /laporan',
       'GET /health/ready',
+      'POST /webhooks',
+      'POST event',
     ]) {
       assert.ok(expected.includes(operation), `the document has no ${operation}`)
     }

@@ -79,6 +79,9 @@ export function webhookRoutes({
       path: '/webhooks',
       operationId: 'listWebhooks',
       summary: 'Every subscription, without secrets (admin only).',
+      description:
+        'Every subscription in id order, in `data`: its URL, its types and when it was created; ' +
+        'never its secret.',
       responses: { 200: { description: 'The subscriptions.', schema: WebhookList } },
       async handler() {
         return { data: await store.list() }
@@ -96,6 +99,10 @@ export function webhookRoutes({
       path: '/webhooks/{id}',
       operationId: 'deleteWebhook',
       summary: 'Unsubscribe (admin only): its pending deliveries are dropped.',
+      description:
+        'Checks in order: the credential (401), the role, admins only (403), the id (400 ' +
+        '`INVALID_ID`), existence (404). Answers 204 with an empty body; the pending deliveries ' +
+        'and the recorded attempts of the subscription go with it.',
       parameters: [idParameter('Webhook')],
       responses: {
         204: { description: 'Deleted; empty body.' },

@@ -50,7 +50,8 @@ export const CreatedWebhook = Type.Object({
 
 export const NewWebhookBody = Type.Object({ url, types })
 
-export const newWebhookExample = { url: 'https://example.com/hooks/tugas', types: ['tugas.*'] }
+/** A documentation address (TEST-NET-3): public, so taken, and nothing is ever delivered there. */
+export const newWebhookExample = { url: 'https://203.0.113.10/hooks/pesanan', types: ['pesanan.*'] }
 
 export const DeliveryAttempt = Type.Object({
   event_id: id,

@@ -218,6 +218,7 @@ for (const variant of ['basic', 'priority'] as const) {
         C_TAG,
         'D: supporting',
         'Events',
+        'Webhooks',
         'E: description',
         'Health',
         'Metrics',

@@ -80,8 +80,13 @@ const AT_ROOT = [
   'GET /panel-admin',
   'GET /laporan',
   'GET /laporan-penjualan',
-  // The change feed (decisions.md 9).
+  // The change feed and the webhooks (decisions.md 9).
   'GET /events',
+  'POST /webhooks',
+  'GET /webhooks',
+  'GET /webhooks/{id}',
+  'DELETE /webhooks/{id}',
+  'GET /webhooks/{id}/deliveries',
   // The service's own: this document, the page on it, readiness (decisions.md 7), metrics.
   'GET /openapi.json',
   'GET /docs',
