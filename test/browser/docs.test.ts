@@ -40,7 +40,10 @@ type Json = Record<string, unknown>
  * the service sends (`webhooks`), which Swagger UI shows by name (`POST event`).
  */
 function documentedOperations(document: Json): string[] {
-  const paths = { ...(document.paths as Record<string, Json>), ...(document.webhooks as Json) }
+  const paths = {
+    ...(document.paths as Record<string, Json>),
+    ...(document.webhooks as Record<string, Json>),
+  }
   return Object.entries(paths)
     .flatMap(([path, item]) =>
       Object.keys(item)
