@@ -57,7 +57,7 @@ async function openStreams(url: string, count: number) {
 }
 
 /** One create; resolves with its task id. */
-function create(url: string): Promise<string> {
+export function create(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const sent = request(
       `${url}/tugas`,
@@ -114,7 +114,7 @@ async function subscriber(url: string) {
   }
 }
 
-const percentile = (sorted: number[], p: number) =>
+export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * p) - 1)] ?? Number.NaN
 
 async function latencies(url: string, load: boolean, settings: EventsSettings) {
@@ -142,7 +142,7 @@ async function latencies(url: string, load: boolean, settings: EventsSettings) {
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
 }
 
-async function rate(url: string, post: boolean, settings: EventsSettings): Promise<number> {
+export async function rate(url: string, post: boolean, settings: EventsSettings): Promise<number> {
   const options: autocannon.Options = {
     url: `${url}${post ? '/tugas' : '/tugas/1'}`,
     connections: settings.connections,
@@ -159,7 +159,7 @@ async function rate(url: string, post: boolean, settings: EventsSettings): Promi
 }
 
 /** How many times each side of a comparison is measured, in turn with the other. */
-const ROUNDS = 3
+export const ROUNDS = 3
 
 /**
  * `a` then `b`, ROUNDS times over, so that the machine's drift in speed (a tenth from minute to
@@ -174,19 +174,25 @@ async function inTurn(a: () => Promise<number>, b: () => Promise<number>) {
   return { a: sumA / ROUNDS, b: sumB / ROUNDS }
 }
 
-const ratio = (value: number, by: number, label: string) =>
+export const ratio = (value: number, by: number, label: string) =>
   `${Math.round(value)} vs ${Math.round(by)} ${label}: ${(value / by).toFixed(2)}`
 
 /** The service (`args`) on a fresh database of its own, or in memory. */
-async function service(children: ChildProcess[], store: Store, name: string, args = SERVICE_ARGS) {
-  const env: NodeJS.ProcessEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }
+export async function service(
+  children: ChildProcess[],
+  store: Store,
+  name: string,
+  args = SERVICE_ARGS,
+  more: NodeJS.ProcessEnv = {},
+) {
+  const env: NodeJS.ProcessEnv = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...more }
   if (store === 'postgres') env.DATABASE_URL = await freshDatabase(name)
   const started = startServer(args, env)
   children.push(started.child)
   return { url: await started.url, pid: started.child.pid as number }
 }
 
-type Store = 'memory' | 'postgres'
+export type Store = 'memory' | 'postgres'
 
 /** The scenario on one store; its rows. */
 async function onStore(store: Store, settings: EventsSettings) {

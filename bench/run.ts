@@ -24,6 +24,7 @@ import {
   startServer,
   stop,
 } from './servers.js'
+import { runWebhooks } from './webhooks.js'
 import { runWorkers } from './workers.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
@@ -347,10 +348,10 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY || undefined
   if (
     only !== undefined &&
-    !['scale', 'scale-pg', 'workers', 'hot', 'pg', 'events'].includes(only)
+    !['scale', 'scale-pg', 'workers', 'hot', 'pg', 'events', 'webhooks'].includes(only)
   ) {
     throw new Error(
-      `BENCH_ONLY=${only}: only scale, scale-pg, workers, hot, pg or events runs alone`,
+      `BENCH_ONLY=${only}: only scale, scale-pg, workers, hot, pg, events or webhooks runs alone`,
     )
   }
   const scale = (store: ScaleStore) =>
@@ -366,6 +367,9 @@ async function main(): Promise<void> {
   if (only === 'workers') return workers()
   const events = () => runEvents({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
   if (only === 'events') return events()
+  const webhooks = () =>
+    runWebhooks({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
+  if (only === 'webhooks') return webhooks()
   console.log(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target; ` +
       `${SEED_TASKS} seeded tasks; service logging at info (production default).`,
@@ -454,6 +458,7 @@ async function main(): Promise<void> {
   // After every other server has stopped: these services need the cores to themselves.
   await workers()
   await events()
+  await webhooks()
   await scale('memory')
   if ((await postgresProblem()) === undefined) await scale('postgres')
 }

@@ -363,6 +363,32 @@ describe('the change feed', () => {
   })
 })
 
+describe('the webhooks', () => {
+  test('subscribe, read, list, see the deliveries, unsubscribe (admin only)', async () => {
+    const body = { url: 'https://203.0.113.10/hooks/klien', types: ['users.created' as const] }
+    const created = await client.POST('/webhooks', { body, headers: bearer(ADMIN) })
+    assert.equal(created.response.status, 201)
+    const subscription = created.data?.data
+    assert.ok(subscription)
+    assert.match(subscription.secret, /^whsec_/)
+    const path = { params: { path: { id: subscription.id } }, headers: bearer(ADMIN) }
+    const read = await client.GET('/webhooks/{id}', path)
+    assert.deepEqual(read.data?.data, {
+      ...body,
+      id: subscription.id,
+      created_at: subscription.created_at,
+    })
+    const list = await client.GET('/webhooks', { headers: bearer(ADMIN) })
+    assert.ok(list.data?.data.some(({ id }) => id === subscription.id))
+    const deliveries = await client.GET('/webhooks/{id}/deliveries', path)
+    assert.deepEqual(deliveries.data, { data: [] })
+    const refused = await client.GET('/webhooks', { headers: bearer(SITI) })
+    assert.equal(refused.response.status, 403)
+    const deleted = await client.DELETE('/webhooks/{id}', path)
+    assert.equal(deleted.response.status, 204)
+  })
+})
+
 describe("the service's own endpoints", () => {
   test('GET /health/ready: ready, with no backing service configured', async () => {
     const ready = await client.GET('/health/ready')

@@ -147,8 +147,8 @@ describe('GET /openapi.json', () => {
       }
     }
     // POST /tugas, POST /tugas/{id}/komentar, POST /api/tugas, POST /todos, POST /users,
-    // POST /pesanan.
-    assert.equal(created, 6)
+    // POST /pesanan, POST /webhooks.
+    assert.equal(created, 7)
   })
 
   test('the id parameters are integers', () => {
@@ -182,8 +182,8 @@ describe('GET /openapi.json', () => {
       }
     }
     // A: 7 operations, one with {kid}; B: 3; C: 3; D: a user, an order and its payment, a
-    // product, a document's GET and DELETE.
-    assert.equal(checked, 8 + 3 + 3 + 6)
+    // product, a document's GET and DELETE; a webhook's GET, DELETE and deliveries.
+    assert.equal(checked, 8 + 3 + 3 + 6 + 3)
   })
 })
 

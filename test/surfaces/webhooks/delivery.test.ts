@@ -159,6 +159,17 @@ describe('deliveries (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback
         { attempt: 1, status_code: 500, error: null, result: 'retrying' },
       ],
     )
+    // Counted in /metrics by outcome, with the attempts in flight.
+    const metrics = (await call(app, { method: 'GET', url: '/metrics' })).body
+    const count = (outcome: string) =>
+      Number(
+        new RegExp(`^tugas_webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(
+          metrics,
+        )?.[1],
+      )
+    assert.ok(count('retrying') >= 2, metrics)
+    assert.ok(count('delivered') >= 1, metrics)
+    assert.match(metrics, /^tugas_webhook_attempts_in_flight \d+$/m)
     await unsubscribe(app, subscription)
   })
 
