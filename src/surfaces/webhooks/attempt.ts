@@ -1,7 +1,7 @@
 // One attempt to deliver a webhook: a POST to the address the URL's host was resolved to
 // (address.ts), never resolving it again, never following a redirect, given up after the
 // timeout. What came of it is what `GET /webhooks/<id>/deliveries` lists.
-import { request as httpRequest } from 'node:http'
+import { type Agent, request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { Destination } from './address.js'
 
@@ -36,6 +36,11 @@ export function attempt(
   timeoutMs: number,
   /** Aborted: the attempt is given up at once (the service is stopping). */
   signal?: AbortSignal,
+  /**
+   * Keeps connections open for the next attempts: one to the same host and port may reuse one,
+   * which goes to an address checked when it was opened. False: a connection of its own.
+   */
+  agent: Agent | false = false,
 ): Promise<AttemptOutcome> {
   const started = performance.now()
   const durationMs = () => Math.round(performance.now() - started)
@@ -52,7 +57,7 @@ export function attempt(
     }
     const sent = request(url, {
       method: 'POST',
-      agent: false,
+      agent,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       // The address checked, not a second answer of the resolver.
       lookup: (_host, options, callback) => {
@@ -70,9 +75,13 @@ export function attempt(
     }, timeoutMs)
     sent.on('response', (response) => {
       settle(response.statusCode ?? null, null)
-      response.resume()
+      // The body is read and dropped, so that the connection can serve the next attempt; one
+      // that does not end within the timeout is cut.
+      const cut = setTimeout(() => sent.destroy(), timeoutMs).unref()
+      response.on('close', () => clearTimeout(cut))
       response.on('error', () => {})
-      sent.destroy()
+      response.resume()
+      if (agent === false) sent.destroy()
     })
     sent.on('error', (error: NodeJS.ErrnoException) => settle(null, reasonOf(error)))
     const abort = () => {

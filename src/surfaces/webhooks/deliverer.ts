@@ -2,11 +2,14 @@
 // at most `maxInFlight` at a time, attempts each (signed, to the address checked), and records
 // what came of it. Nothing here runs inside a write: a slow or dead receiver holds only its
 // own attempt, for at most the timeout.
+import { setMaxListeners } from 'node:events'
+import { Agent as HttpAgent } from 'node:http'
+import { Agent as HttpsAgent } from 'node:https'
 import { OnceAtATime } from '../events/once-at-a-time.js'
 import { resolveDestination } from './address.js'
 import { type AttemptOutcome, attempt, delivered } from './attempt.js'
 import { signature } from './signature.js'
-import type { AttemptResult, DueDelivery, WebhookStore } from './store.js'
+import type { AttemptResult, DueDelivery, RecordedAttempt, WebhookStore } from './store.js'
 
 export interface DelivererOptions {
   store: WebhookStore
@@ -40,15 +43,27 @@ export class Deliverer implements DeliveryCounts {
   readonly byResult = new Map<AttemptResult, number>()
   inFlight = 0
   readonly #claiming = new OnceAtATime(() => this.#claim())
+  readonly #recording = new OnceAtATime(() => this.#record())
+  /** Attempts made and not recorded yet. */
+  #finished: RecordedAttempt[] = []
   readonly #timers = new Set<NodeJS.Timeout>()
   #tick: NodeJS.Timeout | undefined
   #unsubscribe: (() => void) | undefined
   #closed = false
+  /** The last claim was full: more may be due than it took. */
+  #more = false
   readonly #stopping = new AbortController()
+  /** Connections kept open between attempts to the same receiver (an idle one for 5 s). */
+  readonly #agents = {
+    http: new HttpAgent({ keepAlive: true, timeout: 5000 }),
+    https: new HttpsAgent({ keepAlive: true, timeout: 5000 }),
+  }
   readonly #maxInFlight: number
 
   constructor(private readonly options: DelivererOptions) {
     this.#maxInFlight = options.maxInFlight ?? 64
+    // Every attempt in flight listens for the stop: that many are expected, not a leak.
+    setMaxListeners(this.#maxInFlight + 1, this.#stopping.signal)
   }
 
   start(): void {
@@ -80,12 +95,17 @@ export class Deliverer implements DeliveryCounts {
       // The database away: the next tick tries again.
       return
     }
+    // A full claim may have left more due: claimed again once half the room is free, so that
+    // under load each claim takes many rather than one per attempt that ends.
+    if (due.length === room) this.#more = true
     for (const delivery of due) {
       this.inFlight += 1
       this.#deliver(delivery).finally(() => {
         this.inFlight -= 1
-        // Room again: what waited for it.
-        if (due.length === room) this.#wake()
+        if (this.#more && this.inFlight <= this.#maxInFlight / 2) {
+          this.#more = false
+          this.#wake()
+        }
       })
     }
   }
@@ -101,25 +121,35 @@ export class Deliverer implements DeliveryCounts {
     // Gaps of base, 2 base, 4 base...: each at least double the one before.
     const retryInMs = result === 'retrying' ? retryBaseMs * 2 ** (due.attempt - 1) : undefined
     if (this.#closed) return
+    this.#finished.push({
+      due,
+      attempt: {
+        event_id: due.eventId,
+        attempt: due.attempt,
+        status_code: outcome.statusCode,
+        error: outcome.error,
+        duration_ms: outcome.durationMs,
+        result,
+      },
+      ...(retryInMs !== undefined && { retryInMs }),
+    })
+    this.#recording.ask()
+  }
+
+  /** Records what finished, all of it at once: attempts finish faster than statements run. */
+  async #record(): Promise<void> {
+    const finished = this.#finished
+    this.#finished = []
     try {
-      await this.options.store.record(
-        due,
-        {
-          event_id: due.eventId,
-          attempt: due.attempt,
-          status_code: outcome.statusCode,
-          error: outcome.error,
-          duration_ms: outcome.durationMs,
-          result,
-        },
-        retryInMs,
-      )
+      await this.options.store.record(finished)
     } catch {
-      // Not recorded: the claim runs out and the delivery is attempted again (at least once).
+      // Not recorded: each claim runs out and the delivery is attempted again (at least once).
       return
     }
-    this.byResult.set(result, (this.byResult.get(result) ?? 0) + 1)
-    if (retryInMs !== undefined) this.#wakeIn(retryInMs)
+    for (const { attempt, retryInMs } of finished) {
+      this.byResult.set(attempt.result, (this.byResult.get(attempt.result) ?? 0) + 1)
+      if (retryInMs !== undefined) this.#wakeIn(retryInMs)
+    }
   }
 
   /** Resolves the host once, checks the address, and POSTs to that address. */
@@ -138,14 +168,9 @@ export class Deliverer implements DeliveryCounts {
       'webhook-timestamp': String(timestamp),
       'webhook-signature': signature(due.secret, id, timestamp, due.body),
     }
-    return attempt(
-      url,
-      destination,
-      headers,
-      due.body,
-      this.options.timeoutMs,
-      this.#stopping.signal,
-    )
+    const agent = url.protocol === 'https:' ? this.#agents.https : this.#agents.http
+    const { timeoutMs } = this.options
+    return attempt(url, destination, headers, due.body, timeoutMs, this.#stopping.signal, agent)
   }
 
   /** Stops claiming. Attempts in flight are let go: unrecorded, they are due again later. */
@@ -155,6 +180,8 @@ export class Deliverer implements DeliveryCounts {
     for (const timer of this.#timers) clearTimeout(timer)
     this.#unsubscribe?.()
     this.#stopping.abort()
-    await this.#claiming.idle()
+    this.#agents.http.destroy()
+    this.#agents.https.destroy()
+    await Promise.all([this.#claiming.idle(), this.#recording.idle()])
   }
 }

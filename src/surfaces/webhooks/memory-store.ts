@@ -7,6 +7,7 @@ import {
   type DeliveryAttempt,
   type DueDelivery,
   type NewWebhook,
+  type RecordedAttempt,
   type Webhook,
   type WebhookStore,
 } from './store.js'
@@ -141,19 +142,18 @@ export class MemoryWebhookStore implements WebhookStore {
     return due
   }
 
-  async record(
-    due: DueDelivery,
-    attempt: Omit<DeliveryAttempt, 'time'>,
-    retryInMs?: number,
-  ): Promise<void> {
-    const pending = this.#pending.get(due.key)
-    if (pending === undefined) return
-    if (retryInMs === undefined) this.#pending.delete(due.key)
-    else {
-      pending.attempts = due.attempt
-      pending.dueAt = Date.now() + retryInMs
+  async record(attempts: readonly RecordedAttempt[]): Promise<void> {
+    const time = this.now().toISOString()
+    for (const { due, attempt, retryInMs } of attempts) {
+      const pending = this.#pending.get(due.key)
+      if (pending === undefined) continue
+      if (retryInMs === undefined) this.#pending.delete(due.key)
+      else {
+        pending.attempts = due.attempt
+        pending.dueAt = Date.now() + retryInMs
+      }
+      this.#keep(due.webhookId, { ...attempt, time })
     }
-    this.#keep(due.webhookId, { ...attempt, time: this.now().toISOString() })
   }
 
   #keep(webhookId: number, attempt: DeliveryAttempt): void {

@@ -6,6 +6,7 @@ import {
   type DeliveryAttempt,
   type DueDelivery,
   type NewWebhook,
+  type RecordedAttempt,
   type Webhook,
   type WebhookStore,
 } from './store.js'
@@ -92,7 +93,8 @@ export class PgWebhookStore implements WebhookStore {
       `UPDATE webhook_deliveries d SET next_at = clock_timestamp() + $2 * interval '1 ms'
        FROM webhooks w
        WHERE d.id IN (
-           SELECT id FROM webhook_deliveries WHERE next_at <= clock_timestamp()
+           -- now(), fixed for the statement, not clock_timestamp(): the index finds them.
+           SELECT id FROM webhook_deliveries WHERE next_at <= now()
            ORDER BY next_at LIMIT $1 FOR UPDATE SKIP LOCKED)
          AND w.id = d.webhook_id
        RETURNING d.id AS key, d.webhook_id, w.url, w.secret, d.attempts + 1 AS attempt,
@@ -110,37 +112,54 @@ export class PgWebhookStore implements WebhookStore {
     }))
   }
 
-  async record(
-    due: DueDelivery,
-    attempt: Omit<DeliveryAttempt, 'time'>,
-    retryInMs?: number,
-  ): Promise<void> {
-    // One statement: the delivery ended or put off, its attempt kept, the oldest beyond
-    // ATTEMPTS_KEPT forgotten. Nothing is kept for a subscription deleted meanwhile.
+  async record(attempts: readonly RecordedAttempt[]): Promise<void> {
+    if (attempts.length === 0) return
+    const column = <T>(value: (recorded: RecordedAttempt) => T) => attempts.map(value)
+    // One statement for every attempt: each delivery ended or put off, each attempt kept (none
+    // for a subscription deleted meanwhile), the oldest beyond ATTEMPTS_KEPT of each
+    // subscription forgotten. Its commit is not waited for: an attempt whose record is lost in
+    // a crash of the database is made again once its claim runs out (at least once).
     await this.db.query(
-      `WITH ended AS (
-         DELETE FROM webhook_deliveries WHERE id = $1 AND $9::integer IS NULL),
+      `WITH done AS (
+         SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::integer[],
+           $5::integer[], $6::text[], $7::integer[], $8::text[], $9::integer[]) WITH ORDINALITY
+           AS t (key, webhook_id, event_id, attempt, status_code, error, duration_ms, result,
+             retry_in_ms, n)),
+       ended AS (
+         DELETE FROM webhook_deliveries d USING done
+         WHERE d.id = done.key AND done.retry_in_ms IS NULL),
        retried AS (
-         UPDATE webhook_deliveries
-         SET attempts = $4, next_at = clock_timestamp() + $9 * interval '1 ms'
-         WHERE id = $1 AND $9::integer IS NOT NULL),
+         UPDATE webhook_deliveries d
+         SET attempts = done.attempt, next_at = clock_timestamp() + done.retry_in_ms * interval '1 ms'
+         FROM done WHERE d.id = done.key AND done.retry_in_ms IS NOT NULL),
        kept AS (
          INSERT INTO webhook_attempts
            (webhook_id, event_id, attempt, status_code, error, duration_ms, result)
-         SELECT id, $3, $4, $5, $6, $7, $8 FROM webhooks WHERE id = $2)
-       DELETE FROM webhook_attempts WHERE webhook_id = $2 AND id <= (
-         SELECT id FROM webhook_attempts WHERE webhook_id = $2
-         ORDER BY id DESC OFFSET $10 LIMIT 1)`,
+         SELECT done.webhook_id, event_id, attempt, status_code, error, duration_ms, result
+         FROM done JOIN webhooks w ON w.id = done.webhook_id ORDER BY done.n),
+       -- Where each subscription's kept attempts begin: looked up once per subscription (not
+       -- once per attempt row, as the planner would if it could fold this into the deletion).
+       cut AS MATERIALIZED (
+         SELECT webhook_id, (
+           SELECT id FROM webhook_attempts b WHERE b.webhook_id = touched.webhook_id
+           ORDER BY id DESC OFFSET $10 LIMIT 1) AS oldest_forgotten
+         FROM (SELECT DISTINCT webhook_id FROM done) touched),
+       forgotten AS (
+         DELETE FROM webhook_attempts a USING cut
+         WHERE a.webhook_id = cut.webhook_id AND a.id <= cut.oldest_forgotten)
+       SELECT set_config('synchronous_commit', 'off', true)`,
       [
-        due.key,
-        due.webhookId,
-        due.eventId,
-        attempt.attempt,
-        attempt.status_code,
-        attempt.error,
-        attempt.duration_ms,
-        attempt.result,
-        retryInMs ?? null,
+        column(({ due }) => due.key),
+        column(({ due }) => due.webhookId),
+        column(({ due }) => due.eventId),
+        column(({ attempt }) => attempt.attempt),
+        column(({ attempt }) => attempt.status_code),
+        column(({ attempt }) => attempt.error),
+        column(({ attempt }) => attempt.duration_ms),
+        column(({ attempt }) => attempt.result),
+        column(({ retryInMs }) => retryInMs ?? null),
+        // The statement's snapshot is before its own inserts: it keeps the newest before them
+        // up to ATTEMPTS_KEPT, so a subscription briefly holds a few more.
         ATTEMPTS_KEPT - 1,
       ],
     )

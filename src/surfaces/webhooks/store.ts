@@ -44,6 +44,14 @@ export interface DueDelivery {
   body: string
 }
 
+/** An attempt made, to record. */
+export interface RecordedAttempt {
+  due: DueDelivery
+  attempt: Omit<DeliveryAttempt, 'time'>
+  /** Undefined: the delivery is over; otherwise it is due again in this many milliseconds. */
+  retryInMs?: number
+}
+
 /** How many attempts `GET /webhooks/<id>/deliveries` keeps per subscription, newest first. */
 export const ATTEMPTS_KEPT = 100
 
@@ -67,14 +75,11 @@ export interface WebhookStore {
    */
   claim(limit: number, leaseMs: number): Promise<DueDelivery[]>
   /**
-   * Records an attempt of `due`; `retryInMs` undefined ends the delivery (delivered or
-   * failed), otherwise it is due again that many milliseconds from now.
+   * Records attempts, each of its delivery: `retryInMs` undefined ends the delivery (delivered
+   * or failed), otherwise it is due again that many milliseconds from now. Several at once: one
+   * statement for all of them on PostgreSQL.
    */
-  record(
-    due: DueDelivery,
-    attempt: Omit<DeliveryAttempt, 'time'>,
-    retryInMs?: number,
-  ): Promise<void>
+  record(attempts: readonly RecordedAttempt[]): Promise<void>
   /** Calls `listener` when deliveries may have become due (new events): the deliverer wakes. */
   onQueued(listener: () => void): () => void
 }

@@ -134,15 +134,16 @@ await forEachStore('the webhook store', (kind) => {
     await newTask(stores, 'Dicoba lagi')
     const [first] = await due(stores.webhooks, 1)
     assert.ok(first)
-    await stores.webhooks.record(first, attempt(first, 'retrying'), 300)
+    await stores.webhooks.record([
+      { due: first, attempt: attempt(first, 'retrying'), retryInMs: 300 },
+    ])
     assert.deepEqual(await stores.webhooks.claim(10, LEASE_MS), [])
     await new Promise((resolve) => setTimeout(resolve, 400))
     const [second] = await stores.webhooks.claim(10, LEASE_MS)
     assert.deepEqual(second, { ...first, attempt: 2 })
-    await stores.webhooks.record(
-      second as DueDelivery,
-      attempt(second as DueDelivery, 'delivered', 204),
-    )
+    await stores.webhooks.record([
+      { due: second as DueDelivery, attempt: attempt(second as DueDelivery, 'delivered', 204) },
+    ])
     await new Promise((resolve) => setTimeout(resolve, 100))
     assert.deepEqual(await stores.webhooks.claim(10, 0), [])
     const kept = await stores.webhooks.attempts(webhook.id)
@@ -188,13 +189,15 @@ await forEachStore('the webhook store', (kind) => {
     const [delivery] = await due(stores.webhooks, 1)
     assert.ok(delivery)
     const total = ATTEMPTS_KEPT + 5
-    for (let n = 1; n <= total; n++) {
-      await stores.webhooks.record(
-        { ...delivery, attempt: n },
-        { ...attempt(delivery, 'retrying'), attempt: n },
-        60_000,
-      )
-    }
+    // One at a time, then several in one record: the newest are kept either way.
+    const recorded = (n: number) => ({
+      due: { ...delivery, attempt: n },
+      attempt: { ...attempt(delivery, 'retrying'), attempt: n },
+      retryInMs: 60_000,
+    })
+    for (let n = 1; n <= ATTEMPTS_KEPT; n++) await stores.webhooks.record([recorded(n)])
+    const more = Array.from({ length: total - ATTEMPTS_KEPT }, (_, i) => ATTEMPTS_KEPT + 1 + i)
+    await stores.webhooks.record(more.map(recorded))
     const kept = await stores.webhooks.attempts(webhook.id)
     assert.deepEqual(
       kept.map(({ attempt }) => attempt),
@@ -212,14 +215,16 @@ await forEachStore('the webhook store', (kind) => {
     await newTask(stores, 'Satu')
     const [delivery] = await due(stores.webhooks, 1)
     assert.ok(delivery)
-    await stores.webhooks.record(delivery, attempt(delivery, 'retrying'), 1)
+    await stores.webhooks.record([
+      { due: delivery, attempt: attempt(delivery, 'retrying'), retryInMs: 1 },
+    ])
     await newTask(stores, 'Dua')
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.equal(await stores.webhooks.delete(webhook.id), true)
     assert.deepEqual(await stores.webhooks.claim(10, LEASE_MS), [])
     assert.deepEqual(await stores.webhooks.attempts(webhook.id), [])
     // A record arriving after the deletion keeps nothing.
-    await stores.webhooks.record(delivery, attempt(delivery, 'delivered', 200))
+    await stores.webhooks.record([{ due: delivery, attempt: attempt(delivery, 'delivered', 200) }])
     assert.deepEqual(await stores.webhooks.attempts(webhook.id), [])
   })
 
