@@ -82,7 +82,8 @@ export class MemoryWebhookStore implements WebhookStore {
     this.#pending.delete(key)
     this.#keep(pending.webhookId, {
       event_id: pending.eventId,
-      attempt: pending.attempts,
+      // The attempt that will not be made.
+      attempt: pending.attempts + 1,
       status_code: null,
       error: `dropped: more than ${this.maxPending} deliveries pending`,
       time: this.now().toISOString(),

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Database } from '../../../src/store/postgres/database.js'
 import { EVENT_RENDERERS, type Stores } from '../../../src/stores.js'
+import { MemoryEventLog } from '../../../src/surfaces/events/memory-store.js'
+import { MemoryWebhookStore } from '../../../src/surfaces/webhooks/memory-store.js'
 import { PgWebhookStore } from '../../../src/surfaces/webhooks/pg-store.js'
 import {
   ATTEMPTS_KEPT,
@@ -276,4 +278,36 @@ await forEachStore('the webhook store', (kind) => {
       }
     })
   }
+})
+
+test('the memory store keeps at most maxPending deliveries: the oldest dropped, recorded as failed', async () => {
+  const events = new MemoryEventLog(100)
+  const webhooks = new MemoryWebhookStore(events, 2)
+  const webhook = await webhooks.create({
+    url: 'http://a.example/',
+    types: ['todos.*'],
+    secret: SECRET,
+  })
+  for (const id of [1, 2, 3]) {
+    events.publish({ type: 'todos.deleted', subject: String(id), data: { id } })
+  }
+  await new Promise((resolve) => setImmediate(resolve))
+  const claimed = await webhooks.claim(10, LEASE_MS)
+  assert.deepEqual(
+    claimed.map(({ eventId }) => eventId),
+    [2, 3],
+  )
+  const [dropped] = await webhooks.attempts(webhook.id)
+  assert.deepEqual(
+    { ...dropped, time: undefined },
+    {
+      event_id: 1,
+      attempt: 1,
+      status_code: null,
+      error: 'dropped: more than 2 deliveries pending',
+      time: undefined,
+      duration_ms: 0,
+      result: 'failed',
+    },
+  )
 })

@@ -146,6 +146,36 @@ describe('the subscriptions API', async () => {
     assertE2(await get(app, `/webhooks/${id}/deliveries`), 404, 'NOT_FOUND')
   })
 
+  test('/openapi.json describes the delivery as its webhooks entry: the event, the three headers', async () => {
+    const document = (await call(app, { method: 'GET', url: '/openapi.json' })).json()
+    const delivery = document.webhooks?.event?.post
+    assert.ok(delivery, 'webhooks.event.post')
+    assert.deepEqual(
+      delivery.parameters.map(({ name, in: where, required }: Record<string, unknown>) => [
+        name,
+        where,
+        required,
+      ]),
+      [
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
+      ],
+    )
+    const body = delivery.requestBody.content['application/json'].schema
+    assert.deepEqual(Object.keys(body.properties), [
+      'specversion',
+      'id',
+      'source',
+      'type',
+      'subject',
+      'time',
+      'datacontenttype',
+      'data',
+    ])
+    assert.deepEqual(document.paths['/webhooks'].post.tags, ['Webhooks'])
+  })
+
   test('another method on a known path is 405 with Allow, in E2', async () => {
     const response = await call(app, { method: 'PUT', url: '/webhooks/1', headers: admin })
     assertE2(response, 405, 'METHOD_NOT_ALLOWED')
