@@ -10,6 +10,7 @@ import { trackApiVersions } from './http/api-version.js'
 import { useCors } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
 import { useIdempotency } from './http/idempotency.js'
+import { useSecurityHeaders } from './http/security-headers.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
 import { answerClientErrors, type ClientErrorStatus } from './server/client-error.js'
@@ -183,6 +184,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Before any surface or 404 handler exists, so that all of them inherit its hook.
   useCors(app)
+  useSecurityHeaders(app)
 
   // Whatever no surface claims is surface A's 404, whatever the body.
   useErrorShape(app, e1)

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { type ServerResponse, STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
+import { RAW_SECURITY_HEADERS } from '../http/security-headers.js'
 
 /** What the HTTP parser, or a time limit, refused before any route could see the request. */
 export type ClientErrorStatus = 400 | 408 | 431
@@ -43,6 +44,8 @@ export function answerClientErrors(
       'content-type: application/json; charset=utf-8',
       `content-length: ${Buffer.byteLength(text)}`,
       `x-request-id: ${reqId}`,
+      // Whether the refused request carried a credential is not known: never kept.
+      ...RAW_SECURITY_HEADERS,
       'connection: close',
     ]
     socket.end(`${head.join('\r\n')}\r\n\r\n${text}`, () => socket.destroy())
