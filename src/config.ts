@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url'
+import { rfc3339Instant } from './text.js'
 
 // Every setting of the service, read from the environment and checked once.
 // No other module reads process.env: the rest of the code receives a Config.
@@ -165,10 +166,8 @@ function serviceUrl(name: string, protocols: string[], example: string) {
 
 function instant(name: string) {
   return (raw: string): Date => {
-    // RFC 3339 with an explicit offset, so the instant never depends on the machine's time zone.
-    const shape = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/
-    const value = new Date(raw)
-    if (shape.test(raw) && !Number.isNaN(value.getTime())) return value
+    const value = rfc3339Instant(raw)
+    if (value !== undefined) return value
     throw new ConfigError(
       `${name}=${JSON.stringify(raw)} must be an RFC 3339 date-time with offset, e.g. 2027-06-30T00:00:00Z`,
     )

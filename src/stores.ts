@@ -71,7 +71,7 @@ function memoryDataStores(now: () => Date, publish: Publish): DataStores {
     orders: new MemoryOrderStore(publish),
     products: new MemoryProductStore(),
     documents: new MemoryDocumentStore(publish),
-    credentials: new MemoryCredentialStore(),
+    credentials: new MemoryCredentialStore(now),
     idempotency: new MemoryIdempotencyStore(),
   }
 }
@@ -107,7 +107,7 @@ export function postgresDataStores(
     orders: new PgOrderStore(db, published),
     products: new PgProductStore(db),
     documents: new PgDocumentStore(db, published),
-    credentials: new PgCredentialStore(db),
+    credentials: new PgCredentialStore(db, now),
     idempotency: new PgIdempotencyStore(db),
   }
 }

@@ -516,6 +516,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/kredensial": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every credential, seeded ones included, without secrets (admin only).
+         * @description Every credential in id order (the seed's first, from 1), in `data`: who it is for, its role, when it was created, when it expires and when it was last used.
+         */
+        get: operations["listKredensial"];
+        put?: never;
+        /**
+         * Issue a credential (admin only); the answer holds its secret, once.
+         * @description Checks in order: the credential (401), the role, admins only (403), the Content-Type (415), the body reader (413, 400), the fields (400 `VALIDATION_ERROR`, every broken rule in `details`). The `secret` works as a Bearer token and as an `X-API-Key` at once, in every process; it is never shown again, and only its digest is kept.
+         */
+        post: operations["createKredensial"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/kredensial/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one credential.
+         * @description The credential with this id: an id that is not an integer is 400 (`INVALID_ID`), one no credential has 404 (`NOT_FOUND`).
+         */
+        get: operations["getKredensial"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a credential (admin only): refused from then on, in every process.
+         * @description Checks in order: the credential (401), the role, admins only (403), the id (400 `INVALID_ID`), existence (404), then the last admin credential that has not expired cannot be revoked (409 `LAST_ADMIN`). Answers 204 with an empty body; the credential is then gone.
+         */
+        delete: operations["deleteKredensial"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/laporan": {
         parameters: {
             query?: never;
@@ -3995,6 +4043,418 @@ export interface operations {
             };
             /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    listKredensial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            nama: string;
+                            /** @description The role: `user` or `admin`. */
+                            peran: "user" | "admin";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC.
+                             */
+                            created_at: string;
+                            /** @description When it stops being accepted; `null`: never. */
+                            kedaluwarsa: string | null;
+                            /** @description Null until its first use. */
+                            last_used_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    createKredensial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Who it is for, its role, and when it expires (optional). */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "nama": "ci-deploy",
+                 *       "peran": "user",
+                 *       "kedaluwarsa": "2099-12-31T23:59:59Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Required; trimmed, then 1 to 100 characters; stored trimmed. */
+                    nama: string;
+                    /** @description The role: `user` or `admin`. */
+                    peran: "user" | "admin";
+                    /**
+                     * Format: date-time
+                     * @description Optional: an RFC 3339 date-time with offset, in the future.
+                     */
+                    kedaluwarsa?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Issued: the credential with its `secret`. */
+            201: {
+                headers: {
+                    /** @description Path of the new credential, `/kredensial/<id>`. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: number;
+                            nama: string;
+                            /** @description The role: `user` or `admin`. */
+                            peran: "user" | "admin";
+                            /** @description `tgs_` and the base64url of 32 random bytes: a Bearer token or an `X-API-Key`. Shown only in this answer; only its digest is kept. */
+                            secret: string;
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC.
+                             */
+                            created_at: string;
+                            /** @description When it stops being accepted; `null`: never. */
+                            kedaluwarsa: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Body not valid JSON (`INVALID_JSON`), or fields break the rules (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Body over 1 MiB (`BODY_TOO_LARGE`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    getKredensial: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Entity tags from `ETag`, comma-separated, or `*`. When one matches the current representation (weak comparison: `W/"x"` matches `"x"`), the answer is 304 with no body. A value that is not such a list matches nothing.
+                 * @example "69AjMQxeVKNaCALLuEbcAK"
+                 */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description Credential id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential. */
+            200: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description A credential. Its secret is shown only when it is created. */
+                        data: {
+                            id: number;
+                            nama: string;
+                            /** @description The role: `user` or `admin`. */
+                            peran: "user" | "admin";
+                            /**
+                             * Format: date-time
+                             * @description RFC 3339, UTC.
+                             */
+                            created_at: string;
+                            /** @description When it stops being accepted; `null`: never. */
+                            kedaluwarsa: string | null;
+                            /** @description Null until its first use. */
+                            last_used_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `If-None-Match` matched the current representation: no body. */
+            304: {
+                headers: {
+                    /** @description Strong entity tag of the representation sent (RFC 9110): a quoted hash of the body, which changes exactly when it changes. Send it back in `If-None-Match` (GET) or `If-Match` (writes). */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an integer (`INVALID_ID`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No such resource (`NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    deleteKredensial: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Credential id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked; empty body. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The id is not an integer (`INVALID_ID`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No such resource (`NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The last admin credential that has not expired cannot be revoked (`LAST_ADMIN`): create another first. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -363,6 +363,27 @@ describe('the change feed', () => {
   })
 })
 
+describe('credentials managed at run time', () => {
+  test('issue, read, list, use, revoke (admin only)', async () => {
+    const body = { nama: 'lewat-klien', peran: 'user' as const }
+    const created = await client.POST('/kredensial', { body, headers: bearer(ADMIN) })
+    assert.equal(created.response.status, 201)
+    const credential = created.data?.data
+    assert.ok(credential)
+    const path = { params: { path: { id: credential.id } }, headers: bearer(ADMIN) }
+    const profile = await client.GET('/profil', { headers: bearer(credential.secret) })
+    assert.deepEqual(profile.data, { data: body })
+    const read = await client.GET('/kredensial/{id}', path)
+    assert.equal(read.data?.data.nama, 'lewat-klien')
+    const list = await client.GET('/kredensial', { headers: bearer(ADMIN) })
+    assert.ok(list.data?.data.some(({ id }) => id === credential.id))
+    const deleted = await client.DELETE('/kredensial/{id}', path)
+    assert.equal(deleted.response.status, 204)
+    const refused = await client.GET('/profil', { headers: bearer(credential.secret) })
+    assert.equal(refused.response.status, 401)
+  })
+})
+
 describe('the webhooks', () => {
   test('subscribe, read, list, see the deliveries, unsubscribe (admin only)', async () => {
     const body = { url: 'https://203.0.113.10/hooks/klien', types: ['users.created' as const] }

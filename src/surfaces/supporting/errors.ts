@@ -147,6 +147,10 @@ export const failures = {
   forbidden: e2('The role may not call this endpoint, or the document is not yours (`FORBIDDEN`).'),
   emailTaken: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
   alreadyPaid: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
+  lastAdmin: e2(
+    'The last admin credential that has not expired cannot be revoked (`LAST_ADMIN`): create ' +
+      'another first.',
+  ),
   /** The 410 of products version 1, with the headers every v1 answer carries. */
   versionRetired: (sunset: Date, headers: Record<string, HeaderSpec>): ResponseSpec => ({
     ...e2(`Version 1 is retired (\`VERSION_RETIRED\`), from ${sunset.toUTCString()} on.`),

@@ -7,6 +7,7 @@ import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
 import { admitsCredentials } from './access/guard.js'
 import type { CredentialStore } from './access/store.js'
+import { credentialRoutes } from './credentials/routes.js'
 import { documentRoutes } from './documents/routes.js'
 import type { DocumentStore } from './documents/store.js'
 import { failures, notServed, supportingErrors } from './errors.js'
@@ -61,6 +62,7 @@ export function supportingRoutes(options: SupportingOptions): RouteSpec[] {
     }),
     ...documentRoutes({ store: options.documents, credentials }),
     ...identityRoutes({ credentials }),
+    ...credentialRoutes({ credentials, ...(options.now && { now: options.now }) }),
     ...reportRoutes({
       credentials,
       limiter: options.limiter,

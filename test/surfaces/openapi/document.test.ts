@@ -147,8 +147,8 @@ describe('GET /openapi.json', () => {
       }
     }
     // POST /tugas, POST /tugas/{id}/komentar, POST /api/tugas, POST /todos, POST /users,
-    // POST /pesanan, POST /webhooks.
-    assert.equal(created, 7)
+    // POST /pesanan, POST /kredensial, POST /webhooks.
+    assert.equal(created, 8)
   })
 
   test('the id parameters are integers', () => {
@@ -182,8 +182,9 @@ describe('GET /openapi.json', () => {
       }
     }
     // A: 7 operations, one with {kid}; B: 3; C: 3; D: a user, an order and its payment, a
-    // product, a document's GET and DELETE; a webhook's GET, DELETE and deliveries.
-    assert.equal(checked, 8 + 3 + 3 + 6 + 3)
+    // product, a document's GET and DELETE, a credential's GET and DELETE; a webhook's GET,
+    // DELETE and deliveries.
+    assert.equal(checked, 8 + 3 + 3 + 6 + 2 + 3)
   })
 })
 

@@ -80,6 +80,11 @@ const AT_ROOT = [
   'GET /panel-admin',
   'GET /laporan',
   'GET /laporan-penjualan',
+  // Credentials managed at run time (decisions.md 10).
+  'POST /kredensial',
+  'GET /kredensial',
+  'GET /kredensial/{id}',
+  'DELETE /kredensial/{id}',
   // The change feed and the webhooks (decisions.md 9).
   'GET /events',
   'POST /webhooks',

@@ -112,7 +112,7 @@ describe('presentedCredential: what a request presents (rules 1 to 3)', () => {
 })
 
 describe('ROLE_POLICY and isAllowed: deny by default (rule 5)', () => {
-  test('the policy is exactly the table of Part 2, and the webhooks of decisions.md 9 (admin only)', () => {
+  test('the policy is exactly the table of Part 2, and decisions.md 9 and 10 (admin only)', () => {
     assert.deepEqual(
       new Map([...ROLE_POLICY].map(([endpoint, roles]) => [endpoint, [...roles].sort()])),
       new Map([
@@ -122,6 +122,10 @@ describe('ROLE_POLICY and isAllowed: deny by default (rule 5)', () => {
         ['GET /profil', ['admin', 'user']],
         ['GET /panel-admin', ['admin']],
         ['GET /laporan', ['admin', 'user']],
+        ['POST /kredensial', ['admin']],
+        ['GET /kredensial', ['admin']],
+        ['GET /kredensial/{id}', ['admin']],
+        ['DELETE /kredensial/{id}', ['admin']],
         ['POST /webhooks', ['admin']],
         ['GET /webhooks', ['admin']],
         ['GET /webhooks/{id}', ['admin']],

@@ -1,6 +1,21 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Identity } from './identity.js'
-import { type Credential, type CredentialStore, secretDigest } from './store.js'
+import {
+  type Credential,
+  type CredentialRecord,
+  type CredentialStore,
+  type NewCredential,
+  type Revocation,
+  secretDigest,
+} from './store.js'
+
+interface Entry {
+  digest: Buffer
+  credential: Credential
+  record: CredentialRecord
+  /** Milliseconds since the epoch; undefined: never expires. */
+  expires: number | undefined
+}
 
 /**
  * Credentials in process memory, as digests. A lookup digests the presented secret and compares
@@ -8,24 +23,70 @@ import { type Credential, type CredentialStore, secretDigest } from './store.js'
  * says nothing about how much of a secret was right, nor which entry matched.
  */
 export class MemoryCredentialStore implements CredentialStore {
-  readonly #entries: { digest: Buffer; credential: Credential }[] = []
+  #entries: Entry[] = []
+  #nextId = 1
 
-  async add(secret: string, { nama, peran }: Identity) {
+  constructor(private readonly now: () => Date = () => new Date()) {}
+
+  async add(secret: string, identity: Identity) {
+    this.#insert(secret, identity, null)
+  }
+
+  async create({ secret, nama, peran, kedaluwarsa }: NewCredential) {
+    return { ...this.#insert(secret, { nama, peran }, kedaluwarsa).record }
+  }
+
+  #insert(secret: string, { nama, peran }: Identity, kedaluwarsa: Date | null): Entry {
     const digest = secretDigest(secret)
     // Frozen copies: neither the caller's object nor a returned credential can change the table.
     const identity = Object.freeze({ nama, peran })
-    this.#entries.push({
+    const entry: Entry = {
       digest,
       credential: Object.freeze({ identity, ref: digest.toString('hex') }),
-    })
+      record: {
+        id: this.#nextId++,
+        nama,
+        peran,
+        created_at: this.now().toISOString(),
+        kedaluwarsa: kedaluwarsa?.toISOString() ?? null,
+        last_used_at: null,
+      },
+      expires: kedaluwarsa?.getTime(),
+    }
+    this.#entries.push(entry)
+    return entry
   }
 
   async identify(secret: string) {
     const presented = secretDigest(secret)
-    let found: Credential | undefined
+    let found: Entry | undefined
     for (const entry of this.#entries) {
-      if (timingSafeEqual(entry.digest, presented)) found = entry.credential
+      if (timingSafeEqual(entry.digest, presented)) found = entry
     }
-    return found
+    const now = this.now()
+    if (found === undefined || !live(found, now.getTime())) return undefined
+    found.record.last_used_at = now.toISOString()
+    return found.credential
+  }
+
+  async list() {
+    return this.#entries.map(({ record }) => ({ ...record }))
+  }
+
+  async get(id: number) {
+    const entry = this.#entries.find(({ record }) => record.id === id)
+    return entry && { ...entry.record }
+  }
+
+  async revoke(id: number): Promise<Revocation> {
+    const entry = this.#entries.find(({ record }) => record.id === id)
+    if (entry === undefined) return 'not-found'
+    const now = this.now().getTime()
+    const admins = this.#entries.filter((e) => e.record.peran === 'admin' && live(e, now))
+    if (admins.length === 1 && admins[0] === entry) return 'last-admin'
+    this.#entries = this.#entries.filter((e) => e !== entry)
+    return 'revoked'
   }
 }
+
+const live = (entry: Entry, now: number) => entry.expires === undefined || entry.expires > now

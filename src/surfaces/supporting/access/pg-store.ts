@@ -1,36 +1,120 @@
 import type { Queryable } from '../../../store/postgres/database.js'
 import { first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
-import type { Identity } from './identity.js'
-import { type CredentialStore, secretDigest } from './store.js'
+import type { Identity, Peran } from './identity.js'
+import {
+  type CredentialRecord,
+  type CredentialStore,
+  type NewCredential,
+  type Revocation,
+  secretDigest,
+  USE_NOTED_EVERY_MS,
+} from './store.js'
+
+interface Row {
+  id: number
+  nama: string
+  peran: Peran
+  created_at: Date
+  kedaluwarsa: Date | null
+  last_used_at: Date | null
+}
+
+const COLUMNS = 'id, nama, peran, created_at, kedaluwarsa, last_used_at'
+
+const record = (row: Row): CredentialRecord => ({
+  id: row.id,
+  nama: fromText(row.nama),
+  peran: row.peran,
+  created_at: row.created_at.toISOString(),
+  kedaluwarsa: row.kedaluwarsa?.toISOString() ?? null,
+  last_used_at: row.last_used_at?.toISOString() ?? null,
+})
 
 /**
  * The credential table in PostgreSQL, keyed by the SHA-256 digest of each secret: the secret
- * itself is never stored, and a lookup by digest reveals nothing usable about it.
+ * itself is never stored, and a lookup by digest reveals nothing usable about it. Every lookup
+ * reads the table: a revocation or an expiry holds for every process at once.
  */
 export class PgCredentialStore implements CredentialStore {
-  constructor(private readonly db: Queryable) {}
+  /** When this process last wrote each credential's `last_used_at` (milliseconds). */
+  readonly #noted = new Map<number, number>()
 
-  async add(secret: string, { nama, peran }: Identity) {
-    await this.db.query('INSERT INTO credentials (digest, nama, peran) VALUES ($1, $2, $3)', [
-      secretDigest(secret),
-      toText(nama),
-      peran,
-    ])
+  constructor(
+    private readonly db: Queryable,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async add(secret: string, identity: Identity) {
+    await this.#insert({ ...identity, secret, kedaluwarsa: null })
+  }
+
+  async create(credential: NewCredential) {
+    return record(await this.#insert(credential))
+  }
+
+  async #insert({ secret, nama, peran, kedaluwarsa }: NewCredential): Promise<Row> {
+    const { rows } = await this.db.query<Row>(
+      `INSERT INTO credentials (digest, nama, peran, created_at, kedaluwarsa)
+       VALUES ($1, $2, $3, $4, $5) RETURNING ${COLUMNS}`,
+      [secretDigest(secret), toText(nama), peran, this.now(), kedaluwarsa],
+    )
+    return rows[0] as Row
   }
 
   async identify(secret: string) {
     const digest = secretDigest(secret)
+    const now = this.now()
     const row = first(
-      await this.db.query<Identity>('SELECT nama, peran FROM credentials WHERE digest = $1', [
-        digest,
-      ]),
+      await this.db.query<Row>(
+        `SELECT id, nama, peran FROM credentials
+         WHERE digest = $1 AND (kedaluwarsa IS NULL OR kedaluwarsa > $2)`,
+        [digest, now],
+      ),
     )
-    return (
-      row && {
-        identity: { nama: fromText(row.nama), peran: row.peran },
-        ref: digest.toString('hex'),
-      }
+    if (row === undefined) return undefined
+    await this.#used(row.id, now)
+    return { identity: { nama: fromText(row.nama), peran: row.peran }, ref: digest.toString('hex') }
+  }
+
+  /** Notes a use, at most once a second per credential from this process. */
+  async #used(id: number, now: Date): Promise<void> {
+    const last = this.#noted.get(id)
+    if (last !== undefined && now.getTime() - last < USE_NOTED_EVERY_MS) return
+    this.#noted.set(id, now.getTime())
+    await this.db.query(
+      'UPDATE credentials SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)',
+      [id, now],
     )
+  }
+
+  async list() {
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM credentials ORDER BY id`)
+    return rows.map(record)
+  }
+
+  async get(id: number) {
+    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM credentials WHERE id = $1`, [
+      id,
+    ])
+    return rows[0] && record(rows[0])
+  }
+
+  async revoke(id: number): Promise<Revocation> {
+    const now = this.now()
+    return this.db.transaction(async (client) => {
+      // Every admin credential locked with the one revoked: revocations run one at a time.
+      const { rows } = await client.query<{ id: number; peran: Peran; live: boolean }>(
+        `SELECT id, peran, (kedaluwarsa IS NULL OR kedaluwarsa > $2) AS live FROM credentials
+         WHERE id = $1 OR peran = 'admin' ORDER BY id FOR UPDATE`,
+        [id, now],
+      )
+      const target = rows.find((row) => row.id === id)
+      if (target === undefined) return 'not-found'
+      const liveAdmins = rows.filter((row) => row.peran === 'admin' && row.live)
+      if (liveAdmins.length === 1 && liveAdmins[0]?.id === id) return 'last-admin'
+      await client.query('DELETE FROM credentials WHERE id = $1', [id])
+      return 'revoked'
+    })
   }
 }
