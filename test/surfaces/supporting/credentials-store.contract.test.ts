@@ -182,3 +182,98 @@ await forEachStore('CredentialStore', (kind) => {
     assert.deepEqual(await store.identify('kunci'), expected)
   })
 })
+
+/** A clock the test moves. */
+function clock(start = Date.parse('2026-06-01T00:00:00Z')) {
+  let at = start
+  return { now: () => new Date(at), advance: (ms: number) => (at += ms) }
+}
+
+await forEachStore('CredentialStore, managed at run time', (kind) => {
+  test('create, list, get and revoke; ids from 1, the seed first; the secret works until revoked', async () => {
+    const time = clock()
+    const store = (await kind.fresh(time.now)).credentials
+    await store.add(ADMIN, { nama: 'admin', peran: 'admin' })
+    const created = await store.create({
+      secret: 'rahasia-baru',
+      nama: 'ci',
+      peran: 'user',
+      kedaluwarsa: null,
+    })
+    assert.deepEqual(created, {
+      id: 2,
+      nama: 'ci',
+      peran: 'user',
+      created_at: time.now().toISOString(),
+      kedaluwarsa: null,
+      last_used_at: null,
+    })
+    assert.deepEqual(
+      (await store.list()).map(({ id, nama }) => [id, nama]),
+      [
+        [1, 'admin'],
+        [2, 'ci'],
+      ],
+    )
+    assert.deepEqual(await store.get(2), created)
+    assert.equal(await store.get(3), undefined)
+    assert.deepEqual((await store.identify('rahasia-baru'))?.identity, {
+      nama: 'ci',
+      peran: 'user',
+    })
+    assert.equal(await store.revoke(2), 'revoked')
+    assert.equal(await store.identify('rahasia-baru'), undefined)
+    assert.equal(await store.get(2), undefined)
+    assert.equal(await store.revoke(2), 'not-found')
+  })
+
+  test('from its kedaluwarsa on a credential is refused, and still listed', async () => {
+    const time = clock()
+    const store = (await kind.fresh(time.now)).credentials
+    const kedaluwarsa = new Date(time.now().getTime() + 60_000)
+    const { id } = await store.create({ secret: 'sebentar', nama: 'x', peran: 'user', kedaluwarsa })
+    time.advance(59_999)
+    assert.ok(await store.identify('sebentar'))
+    time.advance(1)
+    assert.equal(await store.identify('sebentar'), undefined)
+    assert.equal((await store.get(id))?.kedaluwarsa, kedaluwarsa.toISOString())
+  })
+
+  test('last_used_at: null until used, then the time of a use within the last second', async () => {
+    const time = clock()
+    const store = (await kind.fresh(time.now)).credentials
+    const { id } = await store.create({
+      secret: 'dipakai',
+      nama: 'x',
+      peran: 'user',
+      kedaluwarsa: null,
+    })
+    assert.equal((await store.get(id))?.last_used_at, null)
+    time.advance(5000)
+    const first = time.now().toISOString()
+    await store.identify('dipakai')
+    assert.equal((await store.get(id))?.last_used_at, first)
+    time.advance(2000)
+    await store.identify('dipakai')
+    assert.equal((await store.get(id))?.last_used_at, time.now().toISOString())
+  })
+
+  test('the last admin credential that has not expired is kept, whoever asks at once', async () => {
+    const time = clock()
+    const store = (await kind.fresh(time.now)).credentials
+    const admin = (secret: string, kedaluwarsa: Date | null = null) =>
+      store.create({ secret, nama: secret, peran: 'admin', kedaluwarsa })
+    const user = await store.create({ secret: 'u', nama: 'u', peran: 'user', kedaluwarsa: null })
+    const a = await admin('a')
+    const expired = await admin('lama', new Date(time.now().getTime() + 1000))
+    time.advance(1000)
+    assert.equal(await store.revoke(a.id), 'last-admin', 'an expired admin does not count')
+    assert.equal(await store.revoke(expired.id), 'revoked')
+    assert.equal(await store.revoke(user.id), 'revoked')
+    const b = await admin('b')
+    // Two revocations at once of the last two: one goes, one is refused.
+    const outcomes = await Promise.all([store.revoke(a.id), store.revoke(b.id)])
+    assert.deepEqual([...outcomes].sort(), ['last-admin', 'revoked'])
+    assert.equal((await store.list()).filter(({ peran }) => peran === 'admin').length, 1)
+  })
+})

@@ -1,0 +1,61 @@
+// Credentials managed at run time across instances (decisions.md 10: within one second): two
+// apps on one PostgreSQL database, as two processes or machines would be. A credential issued
+// on one works on the other; revoked or expired there, it is refused here at once.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { testApp } from './support/helpers.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
+import { ADMIN } from './support/supporting.js'
+
+const skip = await skipWithoutPostgres()
+
+describe('credentials on two instances of one database', { skip }, () => {
+  const apps: FastifyInstance[] = []
+  before(async () => {
+    const databaseUrl = await freshDatabaseUrl()
+    for (let i = 0; i < 2; i++) {
+      apps.push(await testApp({ config: { databaseUrl }, closedBy: 'caller' }))
+    }
+  })
+  after(async () => {
+    for (const app of apps) await app.close()
+  })
+
+  const on = (i: number) => apps[i] as FastifyInstance
+  const issue = async (body: Record<string, unknown>) => {
+    const response = await on(0).inject({
+      method: 'POST',
+      url: '/kredensial',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(body),
+    })
+    assert.equal(response.statusCode, 201, response.body)
+    return response.json().data as { id: number; secret: string }
+  }
+  const profile = (i: number, secret: string) =>
+    on(i).inject({ url: '/profil', headers: { authorization: `Bearer ${secret}` } })
+
+  test('issued on one, accepted by the other; revoked there, refused here at once', async () => {
+    const { id, secret } = await issue({ nama: 'dua-proses', peran: 'user' })
+    assert.equal((await profile(1, secret)).statusCode, 200)
+    const revoked = await on(0).inject({
+      method: 'DELETE',
+      url: `/kredensial/${id}`,
+      headers: { authorization: `Bearer ${ADMIN}` },
+    })
+    assert.equal(revoked.statusCode, 204)
+    const started = performance.now()
+    assert.equal((await profile(1, secret)).statusCode, 401)
+    assert.ok(performance.now() - started < 1000)
+  })
+
+  test('expired: refused by both from its kedaluwarsa on', async () => {
+    const kedaluwarsa = new Date(Date.now() + 1000).toISOString()
+    const { secret } = await issue({ nama: 'kedaluwarsa', peran: 'user', kedaluwarsa })
+    assert.equal((await profile(1, secret)).statusCode, 200)
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(kedaluwarsa) - Date.now() + 50))
+    assert.equal((await profile(0, secret)).statusCode, 401)
+    assert.equal((await profile(1, secret)).statusCode, 401)
+  })
+})
