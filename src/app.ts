@@ -122,6 +122,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logController: requestLog,
     childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
+    // The client address (`request.ip`, which the failed-credentials throttle counts by) from
+    // X-Forwarded-For, when the socket's peer is one of these proxies.
+    ...(config.trustProxy && { trustProxy: config.trustProxy }),
     genReqId(request) {
       const sent = request.headers['x-request-id']
       return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
@@ -178,6 +181,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id)
     done()
   })
+
+  // The failed credentials per client address, which every credentialed route checks.
+  app.decorate('authThrottle', infrastructure.authThrottle)
 
   // Read by the request log of every request, set by the versioned routes.
   trackApiVersions(app)

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { rfc3339Instant } from './text.js'
 
@@ -64,6 +65,13 @@ export interface Config {
   webhookMaxAttempts: number
   /** Whether webhook URLs may reach private networks (development and tests only). */
   webhookAllowPrivate: boolean
+  /** Failed credentials from one client address within 60 s before it is refused (429). */
+  authFailuresMax: number
+  /**
+   * The proxies in front, as addresses and CIDR ranges: the client address is then taken from
+   * `X-Forwarded-For` (Fastify's `trustProxy`). Undefined: the socket's peer.
+   */
+  trustProxy: string[] | undefined
 }
 
 /** A setting has a value the service cannot run with; the message is one line for the operator. */
@@ -109,6 +117,8 @@ export const defaults: Config = {
   webhookRetryBaseMs: 1000,
   webhookMaxAttempts: 8,
   webhookAllowPrivate: false,
+  authFailuresMax: 20,
+  trustProxy: undefined,
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -161,6 +171,25 @@ function serviceUrl(name: string, protocols: string[], example: string) {
       if (url.hostname !== '' || url.searchParams.has('host')) return raw
     }
     throw new ConfigError(`${name} must be a ${protocols[0]}// URL, e.g. ${example}`)
+  }
+}
+
+/** Addresses and CIDR ranges, comma-separated (`10.0.0.0/8, 192.168.1.10`). */
+function proxies(name: string) {
+  return (raw: string): string[] => {
+    const entries = raw.split(',').map((entry) => entry.trim())
+    for (const entry of entries) {
+      const [address = '', prefix, ...more] = entry.split('/')
+      const family = isIP(address)
+      const bits = family === 4 ? 32 : 128
+      const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits)
+      if (family === 0 || !prefixOk || more.length > 0) {
+        throw new ConfigError(
+          `${name}=${JSON.stringify(raw)}: ${JSON.stringify(entry)} is not an IP address or a CIDR range, e.g. 10.0.0.0/8, 192.168.1.10`,
+        )
+      }
+    }
+    return entries
   }
 }
 
@@ -312,6 +341,12 @@ export function loadConfig(env: Env = process.env): Config {
         oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const),
         undefined,
       ) === 'true',
+    authFailuresMax: read(
+      'AUTH_FAILURES_MAX',
+      integer('AUTH_FAILURES_MAX', 1, 100_000),
+      defaults.authFailuresMax,
+    ),
+    trustProxy: read('TRUST_PROXY', proxies('TRUST_PROXY'), defaults.trustProxy),
   }
   config.workers = read('WORKERS', integer('WORKERS', 1, 1024), defaults.workers)
   if (config.workers > 1 && (config.databaseUrl === undefined || config.redisUrl === undefined)) {

@@ -23,6 +23,11 @@ import {
   seededMemoryStores,
 } from './stores.js'
 import { PgEventLog } from './surfaces/events/pg-store.js'
+import {
+  type AuthThrottle,
+  MemoryAuthThrottle,
+  RedisAuthThrottle,
+} from './surfaces/supporting/access/throttle.js'
 import type { PgTugasStore } from './surfaces/tugas/pg-store.js'
 
 /** What the app serves from: every surface's stores, the `/laporan` limiter, the version counts. */
@@ -30,6 +35,8 @@ export interface Infrastructure {
   stores: Stores
   limiter: RateLimiter
   versionCounts: VersionCounts
+  /** Failed credentials per client address (docs/supporting.md#guessing-credentials-throttled). */
+  authThrottle: AuthThrottle
   /** Whether each configured backing service answers now (`GET /health/ready`). */
   checks(): Promise<Record<string, boolean>>
   /** Releases what they hold (pools, connections); the app calls it when it closes. */
@@ -92,19 +99,26 @@ export async function createInfrastructure(
 }
 
 /**
- * What every process must share beside the data: the `/laporan` buckets and the per-version
- * counts. In process memory, or in Redis, connected before the service starts.
+ * What every process must share beside the data: the `/laporan` buckets, the per-version
+ * counts and the failed credentials per client address. In process memory, or in Redis,
+ * connected before the service starts.
  */
 async function createShared(
   config: Config,
-): Promise<Part<{ limiter: RateLimiter; versionCounts: VersionCounts }>> {
+): Promise<
+  Part<{ limiter: RateLimiter; versionCounts: VersionCounts; authThrottle: AuthThrottle }>
+> {
   const policy = {
     capacity: config.rateLimitCapacity,
     refillPerSecond: config.rateLimitRefillPerSecond,
   }
   if (config.redisUrl === undefined) {
     return {
-      serves: { limiter: new TokenBucketLimiter(policy), versionCounts: new MemoryVersionCounts() },
+      serves: {
+        limiter: new TokenBucketLimiter(policy),
+        versionCounts: new MemoryVersionCounts(),
+        authThrottle: new MemoryAuthThrottle(config.authFailuresMax),
+      },
       close: async () => {},
     }
   }
@@ -120,6 +134,7 @@ async function createShared(
     serves: {
       limiter: new RedisTokenBucketLimiter(policy, { redis, prefix: `${prefix}laporan:` }),
       versionCounts: new RedisVersionCounts(redis, `${prefix}api-versions`),
+      authThrottle: new RedisAuthThrottle(redis, config.authFailuresMax, `${prefix}auth-failures:`),
     },
     check: ['redis', () => pingRedis(redis)],
     close: async () => redis.disconnect(),

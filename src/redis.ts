@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis'
+import { ServiceUnavailableError } from './store/unavailable.js'
 
 /**
  * A client of REDIS_URL for the service's own use. It fails fast while disconnected instead of
@@ -42,5 +43,17 @@ export async function pingRedis(redis: Redis): Promise<boolean> {
     return (await redis.ping()) === 'PONG'
   } catch {
     return false
+  }
+}
+
+/**
+ * `run` against Redis; while Redis cannot be reached, ServiceUnavailableError (503): never
+ * unlimited, never a request left waiting for a reconnect.
+ */
+export async function onRedis<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    throw new ServiceUnavailableError('redis', { cause: error })
   }
 }

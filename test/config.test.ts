@@ -65,6 +65,8 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_BASE_MS: '1',
       WEBHOOK_MAX_ATTEMPTS: '100',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      AUTH_FAILURES_MAX: '100000',
+      TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,::1, fd00::/8',
     })
     assert.deepEqual(config, {
       host: '0.0.0.0',
@@ -98,6 +100,8 @@ describe('loadConfig', () => {
       webhookRetryBaseMs: 1,
       webhookMaxAttempts: 100,
       webhookAllowPrivate: true,
+      authFailuresMax: 100_000,
+      trustProxy: ['10.0.0.0/8', '192.168.1.10', '::1', 'fd00::/8'],
     })
   })
 
@@ -171,6 +175,14 @@ describe('loadConfig', () => {
     ['WEBHOOK_MAX_ATTEMPTS', '2.5'],
     ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['WEBHOOK_ALLOW_PRIVATE', 'TRUE'],
+    ['AUTH_FAILURES_MAX', '0'],
+    ['AUTH_FAILURES_MAX', '100001'],
+    ['TRUST_PROXY', ''],
+    ['TRUST_PROXY', 'proxy.internal'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1,'],
+    ['TRUST_PROXY', '::1/129'],
+    ['TRUST_PROXY', '10.0.0.0/8/1'],
     ['TLS_CERT_FILE', ''],
     ['TLS_KEY_FILE', ' '],
   ]

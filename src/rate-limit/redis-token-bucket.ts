@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis'
-import { ServiceUnavailableError } from '../store/unavailable.js'
+import { onRedis } from '../redis.js'
 import type { BucketPolicy, RateDecision, RateLimiter } from './limiter.js'
 import { decision } from './token-bucket.js'
 
@@ -69,13 +69,9 @@ export class RedisTokenBucketLimiter implements RateLimiter {
 
   async take(key: string): Promise<RateDecision> {
     const { capacity, refillPerSecond } = this.policy
-    let answer: [number, string]
-    try {
-      answer = await this.#redis.takeToken(this.#prefix + key, capacity, refillPerSecond)
-    } catch (error) {
-      throw new ServiceUnavailableError('redis', { cause: error })
-    }
-    const [admitted, tokens] = answer
+    const [admitted, tokens] = await onRedis(() =>
+      this.#redis.takeToken(this.#prefix + key, capacity, refillPerSecond),
+    )
     return decision(this.policy, admitted === 1, Number(tokens))
   }
 }

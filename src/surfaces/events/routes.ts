@@ -6,7 +6,7 @@ import { ApiError } from '../../http/errors.js'
 import { headerValue } from '../../http/headers.js'
 import type { RouteSpec } from '../../http/route-spec.js'
 import { ALL_EVENT_TYPES, type EventType, selectedTypes } from '../../store/events.js'
-import { presentedCredential } from '../supporting/access/guard.js'
+import { identifyThrottled, presentedCredential } from '../supporting/access/guard.js'
 import type { Identity } from '../supporting/access/identity.js'
 import type { CredentialStore } from '../supporting/access/store.js'
 import { E2Body } from '../supporting/e2.js'
@@ -60,11 +60,12 @@ function streamQuery(request: FastifyRequest): {
 /** The identity of a credential sent; none sent is fine, an invalid one is 401 as on /profil. */
 async function callerOf(
   request: FastifyRequest,
+  reply: FastifyReply,
   credentials: CredentialStore,
 ): Promise<Identity | undefined> {
   const presented = presentedCredential(request)
   if (presented === undefined) return undefined
-  const credential = await credentials.identify(presented.secret)
+  const credential = await identifyThrottled(request, reply, credentials, presented)
   if (credential === undefined) throw unauthenticated()
   return credential.identity
 }
@@ -144,6 +145,7 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
           schema: E2Body,
         },
         401: failures.unauthenticated,
+        429: failures.throttled,
         ...failures.store,
         503: {
           description:
@@ -154,7 +156,7 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
         },
       },
       async handler(request, reply) {
-        const identity = await callerOf(request, credentials)
+        const identity = await callerOf(request, reply, credentials)
         const { after, types } = streamQuery(request)
         if (streams.size >= options.maxStreams) {
           reply.header('retry-after', '1')

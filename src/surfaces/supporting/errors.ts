@@ -84,6 +84,14 @@ export const rateLimited = (seconds: number) =>
     `too many requests for this API key: retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
   )
 
+/** 429 for a client address that presented too many unknown credentials of late. */
+export const tooManyFailures = (seconds: number) =>
+  new ApiError(
+    429,
+    'RATE_LIMIT_EXCEEDED',
+    `too many failed credentials from this address: retry in ${seconds} second${seconds === 1 ? '' : 's'}`,
+  )
+
 /**
  * A surface D id: an integer written in decimal, optionally negative. One that names nothing
  * (0, -1, past the largest id) is well-formed and simply not found.
@@ -147,6 +155,19 @@ export const failures = {
   forbidden: e2('The role may not call this endpoint, or the document is not yours (`FORBIDDEN`).'),
   emailTaken: e2('The email is already registered, in any letter case (`EMAIL_TELAH_DIPAKAI`).'),
   alreadyPaid: e2('Already paid (`SUDAH_DIBAYAR`); `details.status` is `LUNAS`.'),
+  throttled: {
+    ...e2(
+      'Too many unknown, revoked or expired credentials from this client address within 60 ' +
+        'seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the ' +
+        'window has passed, a valid one included.',
+    ),
+    headers: {
+      'Retry-After': {
+        description: 'Whole seconds until the window has passed.',
+        schema: Type.String(),
+      },
+    },
+  } satisfies ResponseSpec,
   lastAdmin: e2(
     'The last admin credential that has not expired cannot be revoked (`LAST_ADMIN`): create ' +
       'another first.',
@@ -158,7 +179,10 @@ export const failures = {
   }),
   /** The 429 of `/laporan`: `Retry-After`, then the RateLimit fields its 200 carries too. */
   rateLimited: (rateLimitHeaders: Record<string, HeaderSpec>): ResponseSpec => ({
-    ...e2('The key has no token left (`RATE_LIMIT_EXCEEDED`).'),
+    ...e2(
+      'The key has no token left, or too many failed credentials came from this client ' +
+        'address of late (`RATE_LIMIT_EXCEEDED`).',
+    ),
     headers: {
       'Retry-After': {
         description: 'Whole seconds until a token is back: ceil((1 - tokens) / refill).',

@@ -1,10 +1,16 @@
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  onRequestAsyncHookHandler,
+} from 'fastify'
 import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import { failures, forbidden, missingApiKey, unauthenticated } from '../errors.js'
+import { failures, forbidden, missingApiKey, tooManyFailures, unauthenticated } from '../errors.js'
 import type { Identity } from './identity.js'
 import { isAllowed } from './policy.js'
 import type { Credential, CredentialStore } from './store.js'
+import type { AuthThrottle } from './throttle.js'
 
 /** What a request presents: the Bearer token when `Authorization` uses that scheme, else the key. */
 export type Presented = { form: 'bearer' | 'api-key'; secret: string } | undefined
@@ -32,6 +38,10 @@ function apiKey(request: FastifyRequest): Presented {
 }
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** The count of failed credentials per client address (throttle.ts); the app sets it. */
+    authThrottle?: AuthThrottle
+  }
   interface FastifyRequest {
     /** The credential the request was admitted with, once a route's access hook has run. */
     credential: Credential | null
@@ -56,6 +66,28 @@ export function credentialOf(request: FastifyRequest): Credential {
 }
 
 /**
+ * The credential a request presents, unless its address has failed too often of late: then 429
+ * with `Retry-After`, whatever the credential. An unknown, revoked or expired one is counted
+ * against the address (docs/supporting.md#guessing-credentials-throttled).
+ */
+export async function identifyThrottled(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: CredentialStore,
+  presented: NonNullable<Presented>,
+): Promise<Credential | undefined> {
+  const throttle = request.server?.authThrottle
+  const wait = (await throttle?.retryAfter(request.ip)) ?? 0
+  if (wait > 0) {
+    reply.header('retry-after', String(wait))
+    throw tooManyFailures(wait)
+  }
+  const credential = await store.identify(presented.secret)
+  if (credential === undefined) await throttle?.failed(request.ip)
+  return credential
+}
+
+/**
  * The access checks of one credentialed endpoint, in the order of
  * docs/supporting.md#credentials-and-roles: 401 (no, unknown or other-scheme credential), then 403
  * (role policy). `apiKeyOnly` is `/laporan`: only `X-API-Key` counts, and a missing one is 401
@@ -66,12 +98,12 @@ export function accessHook(
   endpoint: string,
   options: { apiKeyOnly?: boolean } = {},
 ): onRequestAsyncHookHandler {
-  return async (request) => {
+  return async (request, reply) => {
     const presented = options.apiKeyOnly ? apiKey(request) : presentedCredential(request)
     if (presented === undefined && options.apiKeyOnly) {
       throw missingApiKey()
     }
-    const credential = presented && (await store.identify(presented.secret))
+    const credential = presented && (await identifyThrottled(request, reply, store, presented))
     if (credential === undefined) throw unauthenticated()
     if (!isAllowed(credential.identity.peran, endpoint)) {
       throw forbidden(credential.identity, endpoint)
@@ -95,6 +127,12 @@ export function credentialed(
     ...route,
     onRequest: [accessHook(store, endpoint, options), ...(route.onRequest ?? [])],
     security: options.apiKeyOnly ? ['apiKey'] : ['bearer', 'apiKey'],
-    responses: { ...route.responses, 401: failures.unauthenticated, 403: failures.forbidden },
+    responses: {
+      ...route.responses,
+      401: failures.unauthenticated,
+      403: failures.forbidden,
+      // `/laporan` documents its own 429, of its bucket and of this throttle both.
+      429: route.responses[429] ?? failures.throttled,
+    },
   }
 }
