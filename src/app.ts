@@ -29,6 +29,7 @@ import { healthSurface, readinessRoute } from './surfaces/health/index.js'
 import { metricsOperation, metricsSurface } from './surfaces/metrics/index.js'
 import { openApiOperation, openApiSurface } from './surfaces/openapi/index.js'
 import { serviceDocument } from './surfaces/openapi/service.js'
+import type { RefusalReason } from './surfaces/supporting/access/store.js'
 import { supportingRoutes, supportingSurface } from './surfaces/supporting/index.js'
 import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
@@ -184,6 +185,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // The failed credentials per client address, which every credentialed route checks.
   app.decorate('authThrottle', infrastructure.authThrottle)
+  const refusedCredentials = new Map<RefusalReason | 'throttled', number>()
+  app.decorate('refusedCredentials', refusedCredentials)
+  metrics.countRefusedCredentials(refusedCredentials)
 
   // Read by the request log of every request, set by the versioned routes.
   trackApiVersions(app)

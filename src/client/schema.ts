@@ -3718,6 +3718,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -3821,6 +3832,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -3918,6 +3940,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -3984,6 +4017,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -4044,6 +4088,17 @@ export interface operations {
             /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4120,6 +4175,17 @@ export interface operations {
             /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4253,6 +4319,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -4371,6 +4448,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -4462,6 +4550,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -4528,7 +4627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
-            /** @description The key has no token left (`RATE_LIMIT_EXCEEDED`). */
+            /** @description The key has no token left, or too many failed credentials came from this client address of late (`RATE_LIMIT_EXCEEDED`). */
             429: {
                 headers: {
                     /** @description Whole seconds until a token is back: ceil((1 - tokens) / refill). */
@@ -4665,6 +4764,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -4735,6 +4845,17 @@ export interface operations {
             /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4869,6 +4990,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -4987,6 +5119,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorE2"];
                 };
             };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
             /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
             500: {
                 headers: {
@@ -5063,6 +5206,17 @@ export interface operations {
             /** @description No such resource (`NOT_FOUND`). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5166,6 +5320,17 @@ export interface operations {
             /** @description No such resource (`NOT_FOUND`). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
                     [name: string]: unknown;
                 };
                 content: {

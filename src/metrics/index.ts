@@ -136,6 +136,19 @@ export class Metrics {
     )
   }
 
+  /** Credentialed requests refused: unknown, revoked, expired (401) or throttled (429). */
+  countRefusedCredentials(refused: ReadonlyMap<string, number>): void {
+    tally(
+      this.registry,
+      ['reason'],
+      () => [...refused].map(([reason, count]) => [{ reason }, count]),
+      {
+        name: 'tugas_credentials_refused_total',
+        help: 'Requests refused for their credential, by reason: unknown, revoked, expired (401), throttled (429); summed over workers.',
+      },
+    )
+  }
+
   /** The webhook deliveries of this process: attempts by result, and those in flight now. */
   countDeliveries(deliveries: DeliveryCounts): void {
     new Gauge({

@@ -143,6 +143,42 @@ describe('/kredensial', async () => {
   })
 })
 
+describe('/metrics counts the credentials refused, by reason', async () => {
+  const app = await testApp()
+  const refused = async () => {
+    const text = (await call(app, { method: 'GET', url: '/metrics' })).body
+    const count = (reason: string) =>
+      Number(
+        new RegExp(`^tugas_credentials_refused_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(
+          text,
+        )?.[1] ?? 0,
+      )
+    return { unknown: count('unknown'), revoked: count('revoked'), expired: count('expired') }
+  }
+
+  test('unknown, revoked and expired apart', async () => {
+    const kedaluwarsa = new Date(Date.now() + 500).toISOString()
+    const revoked = (await create(app, { nama: 'dicabut', peran: 'user' })).json().data
+    const expiring = (await create(app, { nama: 'habis', peran: 'user', kedaluwarsa })).json().data
+    assert.equal((await revoke(app, revoked.id)).statusCode, 204)
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    const before = await refused()
+    assertE2(await profile(app, bearer('tidak-pernah-ada')), 401, 'UNAUTHENTICATED')
+    assertE2(await profile(app, bearer(revoked.secret)), 401, 'UNAUTHENTICATED')
+    assertE2(await profile(app, { 'x-api-key': revoked.secret }), 401, 'UNAUTHENTICATED')
+    assertE2(await profile(app, bearer(expiring.secret)), 401, 'UNAUTHENTICATED')
+    const after = await refused()
+    assert.deepEqual(
+      {
+        unknown: after.unknown - before.unknown,
+        revoked: after.revoked - before.revoked,
+        expired: after.expired - before.expired,
+      },
+      { unknown: 1, revoked: 2, expired: 1 },
+    )
+  })
+})
+
 describe('/kredensial: checks and their order', async () => {
   const app = await testApp()
 

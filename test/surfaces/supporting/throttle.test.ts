@@ -88,6 +88,14 @@ describe('the throttle in the service (AUTH_FAILURES_MAX=3)', async () => {
     for (const options of credentialed) {
       assertThrottled(await app.inject(from(address, options)), options.url)
     }
+    const metrics = (await app.inject({ url: '/metrics' })).body
+    assert.match(
+      metrics,
+      new RegExp(
+        `^tugas_credentials_refused_total\\{reason="throttled"\\} ${credentialed.length}$`,
+        'm',
+      ),
+    )
     // Without a credential: answered as before.
     assert.equal((await app.inject(from(address, { url: '/tugas/1' }))).statusCode, 200)
     assertE2(await app.inject(from(address, { url: '/profil' })), 401, 'UNAUTHENTICATED')

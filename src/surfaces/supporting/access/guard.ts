@@ -9,7 +9,7 @@ import type { RouteSpec } from '../../../http/route-spec.js'
 import { failures, forbidden, missingApiKey, tooManyFailures, unauthenticated } from '../errors.js'
 import type { Identity } from './identity.js'
 import { isAllowed } from './policy.js'
-import type { Credential, CredentialStore } from './store.js'
+import type { Credential, CredentialStore, RefusalReason } from './store.js'
 import type { AuthThrottle } from './throttle.js'
 
 /** What a request presents: the Bearer token when `Authorization` uses that scheme, else the key. */
@@ -41,6 +41,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The count of failed credentials per client address (throttle.ts); the app sets it. */
     authThrottle?: AuthThrottle
+    /** Credentialed requests refused, by reason (`/metrics`); the app sets it. */
+    refusedCredentials?: Map<RefusalReason | 'throttled', number>
   }
   interface FastifyRequest {
     /** The credential the request was admitted with, once a route's access hook has run. */
@@ -76,14 +78,20 @@ export async function identifyThrottled(
   store: CredentialStore,
   presented: NonNullable<Presented>,
 ): Promise<Credential | undefined> {
-  const throttle = request.server?.authThrottle
+  const { authThrottle: throttle, refusedCredentials: refused } = request.server ?? {}
+  const count = (reason: RefusalReason | 'throttled') =>
+    refused?.set(reason, (refused.get(reason) ?? 0) + 1)
   const wait = (await throttle?.retryAfter(request.ip)) ?? 0
   if (wait > 0) {
+    count('throttled')
     reply.header('retry-after', String(wait))
     throw tooManyFailures(wait)
   }
   const credential = await store.identify(presented.secret)
-  if (credential === undefined) await throttle?.failed(request.ip)
+  if (credential === undefined) {
+    await throttle?.failed(request.ip)
+    if (refused !== undefined) count(await store.whyRefused(presented.secret))
+  }
   return credential
 }
 

@@ -5,6 +5,7 @@ import {
   type CredentialRecord,
   type CredentialStore,
   type NewCredential,
+  type RefusalReason,
   type Revocation,
   secretDigest,
 } from './store.js'
@@ -15,6 +16,7 @@ interface Entry {
   record: CredentialRecord
   /** Milliseconds since the epoch; undefined: never expires. */
   expires: number | undefined
+  revoked: boolean
 }
 
 /**
@@ -52,41 +54,57 @@ export class MemoryCredentialStore implements CredentialStore {
         last_used_at: null,
       },
       expires: kedaluwarsa?.getTime(),
+      revoked: false,
     }
     this.#entries.push(entry)
     return entry
   }
 
-  async identify(secret: string) {
+  #find(secret: string): Entry | undefined {
     const presented = secretDigest(secret)
     let found: Entry | undefined
     for (const entry of this.#entries) {
       if (timingSafeEqual(entry.digest, presented)) found = entry
     }
+    return found
+  }
+
+  async identify(secret: string) {
+    const found = this.#find(secret)
     const now = this.now()
     if (found === undefined || !live(found, now.getTime())) return undefined
     found.record.last_used_at = now.toISOString()
     return found.credential
   }
 
+  async whyRefused(secret: string): Promise<RefusalReason> {
+    const found = this.#find(secret)
+    return found === undefined ? 'unknown' : found.revoked ? 'revoked' : 'expired'
+  }
+
+  #shown(): Entry[] {
+    return this.#entries.filter(({ revoked }) => !revoked)
+  }
+
   async list() {
-    return this.#entries.map(({ record }) => ({ ...record }))
+    return this.#shown().map(({ record }) => ({ ...record }))
   }
 
   async get(id: number) {
-    const entry = this.#entries.find(({ record }) => record.id === id)
+    const entry = this.#shown().find(({ record }) => record.id === id)
     return entry && { ...entry.record }
   }
 
   async revoke(id: number): Promise<Revocation> {
-    const entry = this.#entries.find(({ record }) => record.id === id)
+    const entry = this.#shown().find(({ record }) => record.id === id)
     if (entry === undefined) return 'not-found'
     const now = this.now().getTime()
-    const admins = this.#entries.filter((e) => e.record.peran === 'admin' && live(e, now))
+    const admins = this.#shown().filter((e) => e.record.peran === 'admin' && live(e, now))
     if (admins.length === 1 && admins[0] === entry) return 'last-admin'
-    this.#entries = this.#entries.filter((e) => e !== entry)
+    entry.revoked = true
     return 'revoked'
   }
 }
 
-const live = (entry: Entry, now: number) => entry.expires === undefined || entry.expires > now
+const live = (entry: Entry, now: number) =>
+  !entry.revoked && (entry.expires === undefined || entry.expires > now)

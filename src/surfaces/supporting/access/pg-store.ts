@@ -6,6 +6,7 @@ import {
   type CredentialRecord,
   type CredentialStore,
   type NewCredential,
+  type RefusalReason,
   type Revocation,
   secretDigest,
   USE_NOTED_EVERY_MS,
@@ -68,13 +69,23 @@ export class PgCredentialStore implements CredentialStore {
     const row = first(
       await this.db.query<Row>(
         `SELECT id, nama, peran FROM credentials
-         WHERE digest = $1 AND (kedaluwarsa IS NULL OR kedaluwarsa > $2)`,
+         WHERE digest = $1 AND revoked_at IS NULL AND (kedaluwarsa IS NULL OR kedaluwarsa > $2)`,
         [digest, now],
       ),
     )
     if (row === undefined) return undefined
     await this.#used(row.id, now)
     return { identity: { nama: fromText(row.nama), peran: row.peran }, ref: digest.toString('hex') }
+  }
+
+  async whyRefused(secret: string): Promise<RefusalReason> {
+    const row = first(
+      await this.db.query<{ revoked: boolean }>(
+        'SELECT revoked_at IS NOT NULL AS revoked FROM credentials WHERE digest = $1',
+        [secretDigest(secret)],
+      ),
+    )
+    return row === undefined ? 'unknown' : row.revoked ? 'revoked' : 'expired'
   }
 
   /** Notes a use, at most once a second per credential from this process. */
@@ -89,14 +100,17 @@ export class PgCredentialStore implements CredentialStore {
   }
 
   async list() {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM credentials ORDER BY id`)
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM credentials WHERE revoked_at IS NULL ORDER BY id`,
+    )
     return rows.map(record)
   }
 
   async get(id: number) {
-    const { rows } = await this.db.query<Row>(`SELECT ${COLUMNS} FROM credentials WHERE id = $1`, [
-      id,
-    ])
+    const { rows } = await this.db.query<Row>(
+      `SELECT ${COLUMNS} FROM credentials WHERE id = $1 AND revoked_at IS NULL`,
+      [id],
+    )
     return rows[0] && record(rows[0])
   }
 
@@ -106,14 +120,14 @@ export class PgCredentialStore implements CredentialStore {
       // Every admin credential locked with the one revoked: revocations run one at a time.
       const { rows } = await client.query<{ id: number; peran: Peran; live: boolean }>(
         `SELECT id, peran, (kedaluwarsa IS NULL OR kedaluwarsa > $2) AS live FROM credentials
-         WHERE id = $1 OR peran = 'admin' ORDER BY id FOR UPDATE`,
+         WHERE (id = $1 OR peran = 'admin') AND revoked_at IS NULL ORDER BY id FOR UPDATE`,
         [id, now],
       )
       const target = rows.find((row) => row.id === id)
       if (target === undefined) return 'not-found'
       const liveAdmins = rows.filter((row) => row.peran === 'admin' && row.live)
       if (liveAdmins.length === 1 && liveAdmins[0]?.id === id) return 'last-admin'
-      await client.query('DELETE FROM credentials WHERE id = $1', [id])
+      await client.query('UPDATE credentials SET revoked_at = $2 WHERE id = $1', [id, now])
       return 'revoked'
     })
   }

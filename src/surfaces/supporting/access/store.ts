@@ -26,6 +26,9 @@ export interface NewCredential extends Identity {
   kedaluwarsa: Date | null
 }
 
+/** Why a credential presented was refused (401). */
+export type RefusalReason = 'unknown' | 'revoked' | 'expired'
+
 /** What came of a revocation. */
 export type Revocation = 'revoked' | 'not-found' | 'last-admin'
 
@@ -40,13 +43,16 @@ export interface CredentialStore {
    * A use is noted (`last_used_at`), at most once a second per credential and process.
    */
   identify(secret: string): Promise<Credential | undefined>
+  /** Why `identify` refused a secret, for the metrics: asked only when it did. */
+  whyRefused(secret: string): Promise<RefusalReason>
   add(secret: string, identity: Identity): Promise<void>
   create(credential: NewCredential): Promise<CredentialRecord>
   list(): Promise<CredentialRecord[]>
   get(id: number): Promise<CredentialRecord | undefined>
   /**
    * Removes it, unless it is the last admin credential that has not expired (`last-admin`):
-   * atomically, so that two revocations at once cannot remove the last two.
+   * atomically, so that two revocations at once cannot remove the last two. Its digest is kept,
+   * out of sight, so that a later use of it is told apart (`revoked`).
    */
   revoke(id: number): Promise<Revocation>
 }
