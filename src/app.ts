@@ -10,7 +10,7 @@ import { trackApiVersions } from './http/api-version.js'
 import { useCors } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
 import { useIdempotency } from './http/idempotency.js'
-import { useSecurityHeaders } from './http/security-headers.js'
+import { securityHeaders } from './http/security-headers.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
 import { answerClientErrors, type ClientErrorStatus } from './server/client-error.js'
@@ -138,6 +138,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // Fastify writes no completion line for these requests: one line per request all the same.
       reply.raw.once('finish', () => requestLog.requestCompleted(null, request, reply))
       reply.header('x-request-id', request.id)
+      securityHeaders(request, reply)
       const shape = request.url.startsWith('/api/') ? compactErrors : e1
       shape.send(reply, shape.fromFramework({ kind: 'not-found' }))
     },
@@ -180,6 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A callback hook: it runs on every request, and a promise per request is measurable.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id)
+    securityHeaders(request, reply)
     done()
   })
 
@@ -194,7 +196,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Before any surface or 404 handler exists, so that all of them inherit its hook.
   useCors(app)
-  useSecurityHeaders(app)
 
   // Whatever no surface claims is surface A's 404, whatever the body.
   useErrorShape(app, e1)

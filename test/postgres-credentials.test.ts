@@ -1,6 +1,7 @@
 // Credentials managed at run time across instances (decisions.md 10: within one second): two
 // apps on one PostgreSQL database, as two processes or machines would be. A credential issued
-// on one works on the other; revoked or expired there, it is refused here at once.
+// on one works on the other; revoked or expired there, it is refused here within a second
+// (each instance trusts a credential it found for at most that long).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
@@ -36,18 +37,28 @@ describe('credentials on two instances of one database', { skip }, () => {
   const profile = (i: number, secret: string) =>
     on(i).inject({ url: '/profil', headers: { authorization: `Bearer ${secret}` } })
 
-  test('issued on one, accepted by the other; revoked there, refused here at once', async () => {
+  test('issued on one, accepted by the other; revoked there, refused here within a second', async () => {
     const { id, secret } = await issue({ nama: 'dua-proses', peran: 'user' })
     assert.equal((await profile(1, secret)).statusCode, 200)
+    assert.equal((await profile(0, secret)).statusCode, 200)
     const revoked = await on(0).inject({
       method: 'DELETE',
       url: `/kredensial/${id}`,
       headers: { authorization: `Bearer ${ADMIN}` },
     })
     assert.equal(revoked.statusCode, 204)
+    // The other instance trusts what it found for up to a second: refused within it.
     const started = performance.now()
-    assert.equal((await profile(1, secret)).statusCode, 401)
-    assert.ok(performance.now() - started < 1000)
+    let status = 200
+    while (status === 200 && performance.now() - started < 3000) {
+      status = (await profile(1, secret)).statusCode
+      if (status === 200) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const took = performance.now() - started
+    assert.equal(status, 401)
+    assert.ok(took <= 1100, `refused after ${Math.round(took)} ms`)
+    // The instance that revoked it refuses it at once.
+    assert.equal((await profile(0, secret)).statusCode, 401)
   })
 
   test('expired: refused by both from its kedaluwarsa on', async () => {

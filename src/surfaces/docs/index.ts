@@ -3,6 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { OperationSpec } from '../../http/route-spec.js'
+import { keepNoStore } from '../../http/security-headers.js'
 import { DESCRIPTION_TAG } from '../openapi/index.js'
 import { requestOrigin, withOrigin } from '../openapi/origin.js'
 
@@ -68,6 +69,8 @@ export const docsOperation: OperationSpec = {
  * plugin, so their decorators and hooks stay inside `/docs`.
  */
 export async function docsSurface(instance: FastifyInstance, options: DocsSurfaceOptions) {
+  // The static files say they may be cached; not what a request with a credential was shown.
+  keepNoStore(instance)
   await instance.register(fastifySwagger, {
     mode: 'static',
     specification: { document: options.document as unknown as StaticDocumentSpec['document'] },

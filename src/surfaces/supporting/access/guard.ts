@@ -81,7 +81,8 @@ export async function identifyThrottled(
   const { authThrottle: throttle, refusedCredentials: refused } = request.server ?? {}
   const count = (reason: RefusalReason | 'throttled') =>
     refused?.set(reason, (refused.get(reason) ?? 0) + 1)
-  const wait = (await throttle?.retryAfter(request.ip)) ?? 0
+  const asked = throttle?.retryAfter(request.ip) ?? 0
+  const wait = typeof asked === 'number' ? asked : await asked
   if (wait > 0) {
     count('throttled')
     reply.header('retry-after', String(wait))

@@ -3,6 +3,7 @@ import { first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Identity, Peran } from './identity.js'
 import {
+  type Credential,
   type CredentialRecord,
   type CredentialStore,
   type NewCredential,
@@ -20,6 +21,11 @@ interface Row {
   kedaluwarsa: Date | null
   last_used_at: Date | null
 }
+
+/** How long a credential found is trusted without reading the table again (decisions.md 10). */
+const CACHE_MS = 1000
+/** Credentials cached at most; past it the cache starts afresh. */
+const CACHE_MAX = 10_000
 
 const COLUMNS = 'id, nama, peran, created_at, kedaluwarsa, last_used_at'
 
@@ -40,6 +46,8 @@ const record = (row: Row): CredentialRecord => ({
 export class PgCredentialStore implements CredentialStore {
   /** When this process last wrote each credential's `last_used_at` (milliseconds). */
   readonly #noted = new Map<number, number>()
+  /** Credentials found of late, by digest (hex): a credentialed request reads no table. */
+  readonly #cache = new Map<string, { id: number; credential: Credential; until: number }>()
 
   constructor(
     private readonly db: Queryable,
@@ -66,16 +74,39 @@ export class PgCredentialStore implements CredentialStore {
   async identify(secret: string) {
     const digest = secretDigest(secret)
     const now = this.now()
+    const key = digest.toString('hex')
+    const cached = this.#cache.get(key)
+    if (cached !== undefined && cached.until > now.getTime()) {
+      await this.#used(cached.id, now)
+      return cached.credential
+    }
+    const found = await this.#lookUp(digest, now)
+    if (found === undefined) return undefined
+    // Kept for at most a second, and never past the credential's expiry: a revocation or an
+    // expiry elsewhere holds here within that second (docs/decisions.md).
+    if (this.#cache.size >= CACHE_MAX) this.#cache.clear()
+    const until = Math.min(now.getTime() + CACHE_MS, found.expires ?? Number.POSITIVE_INFINITY)
+    this.#cache.set(key, { id: found.id, credential: found.credential, until })
+    await this.#used(found.id, now)
+    return found.credential
+  }
+
+  async #lookUp(digest: Buffer, now: Date) {
     const row = first(
       await this.db.query<Row>(
-        `SELECT id, nama, peran FROM credentials
+        `SELECT id, nama, peran, kedaluwarsa FROM credentials
          WHERE digest = $1 AND revoked_at IS NULL AND (kedaluwarsa IS NULL OR kedaluwarsa > $2)`,
         [digest, now],
       ),
     )
     if (row === undefined) return undefined
-    await this.#used(row.id, now)
-    return { identity: { nama: fromText(row.nama), peran: row.peran }, ref: digest.toString('hex') }
+    // Frozen: the cache hands the same object to every request that presents the secret.
+    const identity = Object.freeze({ nama: fromText(row.nama), peran: row.peran })
+    return {
+      id: row.id,
+      credential: Object.freeze({ identity, ref: digest.toString('hex') }),
+      expires: row.kedaluwarsa?.getTime(),
+    }
   }
 
   async whyRefused(secret: string): Promise<RefusalReason> {
@@ -128,6 +159,8 @@ export class PgCredentialStore implements CredentialStore {
       const liveAdmins = rows.filter((row) => row.peran === 'admin' && row.live)
       if (liveAdmins.length === 1 && liveAdmins[0]?.id === id) return 'last-admin'
       await client.query('UPDATE credentials SET revoked_at = $2 WHERE id = $1', [id, now])
+      // In this process at once; in the others within CACHE_MS.
+      this.#cache.clear()
       return 'revoked'
     })
   }

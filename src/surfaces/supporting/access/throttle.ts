@@ -8,8 +8,11 @@ import { type MonotonicClock, monotonicClock } from '../../../rate-limit/limiter
 export const FAILURE_WINDOW_MS = 60_000
 
 export interface AuthThrottle {
-  /** Whole seconds until `address` may present a credential again; 0 when it may now. */
-  retryAfter(address: string): Promise<number>
+  /**
+   * Whole seconds until `address` may present a credential again; 0 when it may now. A number
+   * at once where nothing need be waited for (memory): every credentialed request asks.
+   */
+  retryAfter(address: string): number | Promise<number>
   /** Counts a credential from `address` that was unknown, revoked or expired. */
   failed(address: string): Promise<void>
 }
@@ -39,7 +42,8 @@ export class MemoryAuthThrottle implements AuthThrottle {
     return window
   }
 
-  async retryAfter(address: string): Promise<number> {
+  retryAfter(address: string): number {
+    if (this.#windows.size === 0) return 0
     const now = this.clock()
     const window = this.#current(address, now)
     return window !== undefined && window.failures >= this.max ? seconds(window.endsAt - now) : 0
