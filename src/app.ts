@@ -35,7 +35,7 @@ import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
 import { Deliverer } from './surfaces/webhooks/deliverer.js'
-import { webhookOperations, webhooksSurface } from './surfaces/webhooks/index.js'
+import { webhookOperations } from './surfaces/webhooks/index.js'
 import { webhookRoutes } from './surfaces/webhooks/routes.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -207,7 +207,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(todosSurface, { table: surfaceC })
   await app.register(supportingSurface, { routes: surfaceD })
   await app.register(eventsSurface, { routes: events, streams })
-  await app.register(webhooksSurface, { routes: webhooks })
+  // Served as surface D is: E2 errors, JSON bodies, credentials, 405 with Allow.
+  await app.register(supportingSurface, { routes: webhooks })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
   await app.register(metricsSurface, { metrics })

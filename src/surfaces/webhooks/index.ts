@@ -1,10 +1,5 @@
-import type { FastifyInstance } from 'fastify'
-import { useErrorShape } from '../../http/errors.js'
-import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
-import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
-import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
-import { admitsCredentials } from '../supporting/access/guard.js'
-import { failures, notServed, supportingErrors } from '../supporting/errors.js'
+import type { RouteSpec } from '../../http/route-spec.js'
+import { failures, notServed } from '../supporting/errors.js'
 
 /** The webhooks' group in the document. */
 export const WEBHOOKS_TAG = {
@@ -24,19 +19,4 @@ export function webhookOperations(routes: RouteSpec[]): RouteSpec[] {
     servers: ['/'],
     otherMethods: notServed,
   }))
-}
-
-/**
- * The webhook subscriptions: E2 errors, JSON bodies up to 1 MiB, 405 with `Allow` for other
- * methods. Deliveries run beside the app (deliverer.ts), not in its requests.
- */
-export async function webhooksSurface(
-  instance: FastifyInstance,
-  { routes }: { routes: RouteSpec[] },
-) {
-  admitsCredentials(instance)
-  acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE })
-  useErrorShape(instance, supportingErrors, { notFound: false })
-  registerRoutes(instance, routes)
-  answerOtherMethodsOf(instance, routes)
 }
