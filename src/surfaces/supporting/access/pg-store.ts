@@ -22,7 +22,10 @@ interface Row {
   last_used_at: Date | null
 }
 
-/** How long a credential found is trusted without reading the table again (decisions.md 10). */
+/**
+ * How long a credential found is trusted without reading the table again
+ * (docs/decisions.md#credentials-managed-at-run-time).
+ */
 const CACHE_MS = 1000
 /** Credentials cached at most; past it the cache starts afresh. */
 const CACHE_MAX = 10_000
@@ -83,7 +86,7 @@ export class PgCredentialStore implements CredentialStore {
     const found = await this.#lookUp(digest, now)
     if (found === undefined) return undefined
     // Kept for at most a second, and never past the credential's expiry: a revocation or an
-    // expiry elsewhere holds here within that second (docs/decisions.md).
+    // expiry elsewhere holds here within that second (docs/decisions.md#credentials-managed-at-run-time).
     if (this.#cache.size >= CACHE_MAX) this.#cache.clear()
     const until = Math.min(now.getTime() + CACHE_MS, found.expires ?? Number.POSITIVE_INFINITY)
     this.#cache.set(key, { id: found.id, credential: found.credential, until })
