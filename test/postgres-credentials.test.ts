@@ -1,7 +1,7 @@
 // Credentials managed at run time across instances (decisions.md 10: within one second): two
 // apps on one PostgreSQL database, as two processes or machines would be. A credential issued
 // on one works on the other; revoked or expired there, it is refused here within a second
-// (each instance trusts a credential it found for at most that long).
+// (decisions.md 10; every lookup reads the table, so at once).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
@@ -47,7 +47,7 @@ describe('credentials on two instances of one database', { skip }, () => {
       headers: { authorization: `Bearer ${ADMIN}` },
     })
     assert.equal(revoked.statusCode, 204)
-    // The other instance trusts what it found for up to a second: refused within it.
+    // Refused by the other within a second (at once: it reads the table).
     const started = performance.now()
     let status = 200
     while (status === 200 && performance.now() - started < 3000) {
