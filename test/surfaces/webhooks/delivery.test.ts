@@ -73,6 +73,10 @@ async function recorded(app: FastifyInstance, subscription: Subscription, count:
   throw new Error(`fewer than ${count} attempts recorded`)
 }
 
+/** What each attempt came to, without its time and duration. */
+const outcomes = (kept: Attempt[]) =>
+  kept.map(({ attempt, status_code, error, result }) => ({ attempt, status_code, error, result }))
+
 const createTask = async (app: FastifyInstance, title: string) => {
   const response = await call(app, {
     method: 'POST',
@@ -150,19 +154,11 @@ describe('deliveries (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback
     const gaps = [second - first, third - second] as const
     assert.ok(gaps[0] >= BASE_MS * 0.9, `first gap ${gaps[0]} ms, base ${BASE_MS}`)
     assert.ok(gaps[1] >= 2 * BASE_MS * 0.9, `second gap ${gaps[1]} ms, twice the base`)
-    assert.deepEqual(
-      kept.map(({ attempt, status_code, error, result }) => ({
-        attempt,
-        status_code,
-        error,
-        result,
-      })),
-      [
-        { attempt: 3, status_code: 204, error: null, result: 'delivered' },
-        { attempt: 2, status_code: 503, error: null, result: 'retrying' },
-        { attempt: 1, status_code: 500, error: null, result: 'retrying' },
-      ],
-    )
+    assert.deepEqual(outcomes(kept), [
+      { attempt: 3, status_code: 204, error: null, result: 'delivered' },
+      { attempt: 2, status_code: 503, error: null, result: 'retrying' },
+      { attempt: 1, status_code: 500, error: null, result: 'retrying' },
+    ])
     // Counted in /metrics by outcome, with the attempts in flight.
     const metrics = (await call(app, { method: 'GET', url: '/metrics' })).body
     const count = (outcome: string) =>
@@ -182,19 +178,11 @@ describe('deliveries (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback
     const subscription = await subscribe(app, '/silent', ['tugas.created'])
     await createTask(app, 'Tidak dijawab')
     const kept = await recorded(app, subscription, MAX_ATTEMPTS)
-    assert.deepEqual(
-      kept.map(({ attempt, status_code, error, result }) => ({
-        attempt,
-        status_code,
-        error,
-        result,
-      })),
-      [
-        { attempt: 3, status_code: null, error: 'timeout', result: 'failed' },
-        { attempt: 2, status_code: null, error: 'timeout', result: 'retrying' },
-        { attempt: 1, status_code: null, error: 'timeout', result: 'retrying' },
-      ],
-    )
+    assert.deepEqual(outcomes(kept), [
+      { attempt: 3, status_code: null, error: 'timeout', result: 'failed' },
+      { attempt: 2, status_code: null, error: 'timeout', result: 'retrying' },
+      { attempt: 1, status_code: null, error: 'timeout', result: 'retrying' },
+    ])
     for (const { duration_ms } of kept) assert.ok(duration_ms >= TIMEOUT_MS * 0.9, `${duration_ms}`)
     await settle(BASE_MS * 8)
     assert.equal(receiver.at('/silent').length, MAX_ATTEMPTS)
@@ -320,12 +308,7 @@ describe('private addresses at delivery (WEBHOOK_ALLOW_PRIVATE off)', async () =
     for (const subscription of [byName, byAddress]) {
       const kept = await recorded(app, { id: subscription.id, secret: '' }, 2)
       assert.deepEqual(
-        kept.map(({ attempt, status_code, error, result }) => ({
-          attempt,
-          status_code,
-          error,
-          result,
-        })),
+        outcomes(kept),
         [2, 1].map((attempt) => ({
           attempt,
           status_code: null,
