@@ -51,6 +51,11 @@ export interface Queryable {
    * Inside a transaction already, `work` runs in that one (it commits or rolls back with it).
    */
   transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T>
+  /**
+   * Whether the latest statement to finish reached the database: false from one that found it
+   * away until the next that does not. Undefined where it is not followed (a transaction).
+   */
+  readonly answering?: boolean
 }
 
 /**
@@ -72,6 +77,7 @@ export class Database implements Queryable {
    */
   #named = false
   #detecting: Promise<void> | undefined
+  #answering = true
 
   constructor(options: DatabaseOptions) {
     this.#options = options
@@ -105,7 +111,7 @@ export class Database implements Queryable {
   async #onPool<T>(run: (pool: pg.Pool) => Promise<T>): Promise<T> {
     const pool = this.#pool
     try {
-      const result = await unavailableAs(() => run(pool))
+      const result = await this.#reaching(() => run(pool))
       this.#detecting ??= this.#detect()
       return result
     } catch (error) {
@@ -117,8 +123,24 @@ export class Database implements Queryable {
         // as this one did, and go on to the new pool.
         this.#retired.push(pool)
       }
-      return unavailableAs(() => run(this.#pool))
+      return this.#reaching(() => run(this.#pool))
     }
+  }
+
+  /** `run`, noting whether it reached the database (`answering`). */
+  async #reaching<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      const result = await unavailableAs(run)
+      this.#answering = true
+      return result
+    } catch (error) {
+      if (error instanceof ServiceUnavailableError) this.#answering = false
+      throw error
+    }
+  }
+
+  get answering(): boolean {
+    return this.#answering
   }
 
   /**
@@ -188,7 +210,7 @@ export class Database implements Queryable {
     const inTransaction: Queryable = {
       query: (text, values, options) => {
         if (options?.afterCommit) committed.push(options.afterCommit)
-        return unavailableAs(() => client.query(prepared(text, values, this.#named, options)))
+        return this.#reaching(() => client.query(prepared(text, values, this.#named, options)))
       },
       transaction: (nested) => nested(inTransaction),
     }

@@ -3,6 +3,7 @@ import { first } from '../../../store/postgres/rows.js'
 import { fromText, toText } from '../../../store/postgres/text.js'
 import type { Identity, Peran } from './identity.js'
 import {
+  type Credential,
   type CredentialRecord,
   type CredentialStore,
   type NewCredential,
@@ -21,6 +22,14 @@ interface Row {
   last_used_at: Date | null
 }
 
+/**
+ * How long a credential found is trusted without reading the table again
+ * (docs/decisions.md#credentials-managed-at-run-time).
+ */
+const CACHE_MS = 1000
+/** Credentials cached at most; past it the cache starts afresh. */
+const CACHE_MAX = 10_000
+
 const COLUMNS = 'id, nama, peran, created_at, kedaluwarsa, last_used_at'
 
 const record = (row: Row): CredentialRecord => ({
@@ -34,13 +43,15 @@ const record = (row: Row): CredentialRecord => ({
 
 /**
  * The credential table in PostgreSQL, keyed by the SHA-256 digest of each secret: the secret
- * itself is never stored, and a lookup by digest reveals nothing usable about it. Every lookup
- * reads the table: a revocation or an expiry holds for every process at once, and a request
- * that needs its credential answers 503 while the database is away (docs/decisions.md).
+ * itself is never stored, and a lookup by digest reveals nothing usable about it. A credential
+ * found is trusted for at most a second (never past its expiry), while the database answers:
+ * a revocation elsewhere holds here within that second (docs/decisions.md).
  */
 export class PgCredentialStore implements CredentialStore {
   /** When this process last wrote each credential's `last_used_at` (milliseconds). */
   readonly #noted = new Map<number, number>()
+  /** Credentials found of late, by digest (hex): a credentialed request reads no table. */
+  readonly #cache = new Map<string, { id: number; credential: Credential; until: number }>()
 
   constructor(
     private readonly db: Queryable,
@@ -67,8 +78,21 @@ export class PgCredentialStore implements CredentialStore {
   async identify(secret: string) {
     const digest = secretDigest(secret)
     const now = this.now()
+    const key = digest.toString('hex')
+    const cached = this.#cache.get(key)
+    // Only while the database answers: once a statement finds it away, every credentialed
+    // request asks it again, and so is 503 until it is back (docs/decisions.md).
+    if (cached !== undefined && cached.until > now.getTime() && this.db.answering !== false) {
+      await this.#used(cached.id, now)
+      return cached.credential
+    }
     const found = await this.#lookUp(digest, now)
     if (found === undefined) return undefined
+    // Kept for at most a second, and never past the credential's expiry: a revocation or an
+    // expiry elsewhere holds here within that second (docs/decisions.md#credentials-managed-at-run-time).
+    if (this.#cache.size >= CACHE_MAX) this.#cache.clear()
+    const until = Math.min(now.getTime() + CACHE_MS, found.expires ?? Number.POSITIVE_INFINITY)
+    this.#cache.set(key, { id: found.id, credential: found.credential, until })
     await this.#used(found.id, now)
     return found.credential
   }
@@ -76,16 +100,18 @@ export class PgCredentialStore implements CredentialStore {
   async #lookUp(digest: Buffer, now: Date) {
     const row = first(
       await this.db.query<Row>(
-        `SELECT id, nama, peran FROM credentials
+        `SELECT id, nama, peran, kedaluwarsa FROM credentials
          WHERE digest = $1 AND revoked_at IS NULL AND (kedaluwarsa IS NULL OR kedaluwarsa > $2)`,
         [digest, now],
       ),
     )
     if (row === undefined) return undefined
+    // Frozen: the cache hands the same object to every request that presents the secret.
     const identity = Object.freeze({ nama: fromText(row.nama), peran: row.peran })
     return {
       id: row.id,
       credential: Object.freeze({ identity, ref: digest.toString('hex') }),
+      expires: row.kedaluwarsa?.getTime(),
     }
   }
 
@@ -139,6 +165,8 @@ export class PgCredentialStore implements CredentialStore {
       const liveAdmins = rows.filter((row) => row.peran === 'admin' && row.live)
       if (liveAdmins.length === 1 && liveAdmins[0]?.id === id) return 'last-admin'
       await client.query('UPDATE credentials SET revoked_at = $2 WHERE id = $1', [id, now])
+      // In this process at once; in the others within CACHE_MS.
+      this.#cache.clear()
       return 'revoked'
     })
   }
