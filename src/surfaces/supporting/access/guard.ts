@@ -72,28 +72,54 @@ export function credentialOf(request: FastifyRequest): Credential {
  * with `Retry-After`, whatever the credential. An unknown, revoked or expired one is counted
  * against the address (docs/supporting.md#guessing-credentials-throttled).
  */
-export async function identifyThrottled(
+export function identifyThrottled(
   request: FastifyRequest,
   reply: FastifyReply,
   store: CredentialStore,
   presented: NonNullable<Presented>,
 ): Promise<Credential | undefined> {
-  const { authThrottle: throttle, refusedCredentials: refused } = request.server ?? {}
-  const count = (reason: RefusalReason | 'throttled') =>
-    refused?.set(reason, (refused.get(reason) ?? 0) + 1)
-  const asked = throttle?.retryAfter(request.ip) ?? 0
-  const wait = typeof asked === 'number' ? asked : await asked
+  const asked = request.server?.authThrottle?.retryAfter(request.ip) ?? 0
+  // The store's own promise where nothing need be waited for: a layer of promises per
+  // credentialed request is measurable.
+  if (typeof asked === 'number') return identifyAfter(asked, request, reply, store, presented)
+  return asked.then((wait) => identifyAfter(wait, request, reply, store, presented))
+}
+
+function identifyAfter(
+  wait: number,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: CredentialStore,
+  presented: NonNullable<Presented>,
+): Promise<Credential | undefined> {
   if (wait > 0) {
-    count('throttled')
+    countRefused(request, 'throttled')
     reply.header('retry-after', String(wait))
-    throw tooManyFailures(wait)
+    return Promise.reject(tooManyFailures(wait))
   }
-  const credential = await store.identify(presented.secret)
-  if (credential === undefined) {
-    await throttle?.failed(request.ip)
-    if (refused !== undefined) count(await store.whyRefused(presented.secret))
+  return store
+    .identify(presented.secret)
+    .then((credential) =>
+      credential === undefined ? refused(request, store, presented.secret) : credential,
+    )
+}
+
+/** Counts an unknown, revoked or expired credential against the address, and why. */
+async function refused(
+  request: FastifyRequest,
+  store: CredentialStore,
+  secret: string,
+): Promise<undefined> {
+  await request.server?.authThrottle?.failed(request.ip)
+  if (request.server?.refusedCredentials !== undefined) {
+    countRefused(request, await store.whyRefused(secret))
   }
-  return credential
+  return undefined
+}
+
+function countRefused(request: FastifyRequest, reason: RefusalReason | 'throttled'): void {
+  const refused = request.server?.refusedCredentials
+  refused?.set(reason, (refused.get(reason) ?? 0) + 1)
 }
 
 /**
