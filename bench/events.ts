@@ -160,18 +160,20 @@ export async function rate(url: string, post: boolean, settings: EventsSettings)
 
 /** How many times each side of a comparison is measured, in turn with the other. */
 export const ROUNDS = 3
+/** The same for the outbox's cost, a tenth or less: within the machine's drift over 3. */
+const OUTBOX_ROUNDS = 5
 
 /**
  * `a` then `b`, ROUNDS times over, so that the machine's drift in speed (a tenth from minute to
  * minute here) falls on both alike: the mean rate of each.
  */
-async function inTurn(a: () => Promise<number>, b: () => Promise<number>) {
+async function inTurn(a: () => Promise<number>, b: () => Promise<number>, rounds = ROUNDS) {
   let [sumA, sumB] = [0, 0]
-  for (let round = 0; round < ROUNDS; round += 1) {
+  for (let round = 0; round < rounds; round += 1) {
     sumA += await a()
     sumB += await b()
   }
-  return { a: sumA / ROUNDS, b: sumB / ROUNDS }
+  return { a: sumA / rounds, b: sumB / rounds }
 }
 
 export const ratio = (value: number, by: number, label: string) =>
@@ -194,20 +196,54 @@ export async function service(
 
 export type Store = 'memory' | 'postgres'
 
-/** The scenario on one store; its rows. */
+/** The resident memory `STREAMS` streams on `url` hold, per stream (Linux). */
+async function memoryPerStream(url: string, pid: number): Promise<number> {
+  const before = residentBytes(pid)
+  const streams = await openStreams(url, STREAMS)
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  const perStream = (residentBytes(pid) - before) / STREAMS
+  streams.close()
+  await new Promise((resolve) => setTimeout(resolve, 1000))
+  return perStream
+}
+
+/**
+ * The scenario on one store; its rows. What a stream holds is measured first, on the service
+ * as it started (later, the garbage of the loads before would be collected meanwhile); on
+ * PostgreSQL, creates with events against without next, both services having served nothing
+ * else (after the scenarios with 1,000 streams, one side would still be recovering from them).
+ */
 async function onStore(store: Store, settings: EventsSettings) {
   const children: ChildProcess[] = []
   try {
     const { url, pid } = await service(children, store, 'tugas_bench_events')
+    const perStream = await memoryPerStream(url, pid)
+    const rows: { store: Store; measure: string; result: string }[] = []
+    if (store === 'postgres') {
+      // The same service whose writes store no event (bench/service-without-events.mjs).
+      const withoutArgs = [
+        ...SERVICE_ARGS.slice(0, -1),
+        join(ROOT, 'bench/service-without-events.mjs'),
+      ]
+      const without = await service(children, store, 'tugas_bench_no_events', withoutArgs)
+      const posts = await inTurn(
+        () => rate(url, true, settings),
+        () => rate(without.url, true, settings),
+        OUTBOX_ROUNDS,
+      )
+      await stop(children.pop() as ChildProcess)
+      rows.push({
+        store,
+        measure: 'POST /tugas, req/s, with events vs without',
+        result: ratio(posts.a, posts.b, 'without'),
+      })
+    }
     const idle = await latencies(url, false, settings)
     const loaded = await latencies(url, true, settings)
-    let perStream = Number.NaN
-    /** `kind` measured with STREAMS streams open (the first time, what they hold is noted). */
+    /** `kind` measured with STREAMS streams open. */
     const beside = async (post: boolean) => {
-      const before = residentBytes(pid)
       const streams = await openStreams(url, STREAMS)
       await new Promise((resolve) => setTimeout(resolve, 1000))
-      if (Number.isNaN(perStream)) perStream = (residentBytes(pid) - before) / STREAMS
       try {
         return await rate(url, post, settings)
       } finally {
@@ -223,7 +259,7 @@ async function onStore(store: Store, settings: EventsSettings) {
       () => rate(url, true, settings),
     )
     const ms = (value: number) => value.toFixed(2)
-    const rows = [
+    rows.push(
       {
         store,
         measure: `GET /tugas/1, req/s, beside ${STREAMS} open streams`,
@@ -245,24 +281,7 @@ async function onStore(store: Store, settings: EventsSettings) {
         result: `p50 ${ms(loaded.p50)}, p99 ${ms(loaded.p99)}`,
       },
       { store, measure: 'memory per open stream, bytes', result: String(Math.round(perStream)) },
-    ]
-    if (store === 'postgres') {
-      // The same service whose writes store no event (bench/service-without-events.mjs).
-      const withoutArgs = [
-        ...SERVICE_ARGS.slice(0, -1),
-        join(ROOT, 'bench/service-without-events.mjs'),
-      ]
-      const without = await service(children, store, 'tugas_bench_no_events', withoutArgs)
-      const posts = await inTurn(
-        () => rate(url, true, settings),
-        () => rate(without.url, true, settings),
-      )
-      rows.push({
-        store,
-        measure: 'POST /tugas, req/s, with events vs without',
-        result: ratio(posts.a, posts.b, 'without'),
-      })
-    }
+    )
     return rows
   } finally {
     await Promise.all(children.map(stop))
@@ -275,7 +294,7 @@ export async function runEvents(settings: EventsSettings): Promise<void> {
       ` create's answer to a subscriber (${LATENCY_SAMPLES} creates, idle and beside` +
       ` ${settings.connections} clients creating), memory per stream; each comparison measured` +
       ` ${ROUNDS} times in turn. On PostgreSQL, creates with events against the same service` +
-      ' storing none.',
+      ` storing none, ${OUTBOX_ROUNDS} times in turn, first, on both services as they started.`,
   )
   const rows = await onStore('memory', settings)
   if ((await postgresProblem()) === undefined) rows.push(...(await onStore('postgres', settings)))
