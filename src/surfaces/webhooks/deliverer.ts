@@ -26,6 +26,13 @@ export interface DelivererOptions {
 /** Beyond an attempt's timeout, how long a claim holds a delivery before it is due again. */
 const LEASE_MARGIN_MS = 10_000
 
+/**
+ * The least time between the starts of two records in a row, while attempts keep finishing:
+ * one statement per 50 ms of many rows rather than one per round trip of a few (under load,
+ * 167 a second of 19 rows each).
+ */
+const RECORD_GAP_MS = 50
+
 /** What the deliverer counts, for `/metrics`. */
 export interface DeliveryCounts {
   /** Attempts by what came of them: delivered, retrying, failed. */
@@ -138,6 +145,7 @@ export class Deliverer implements DeliveryCounts {
 
   /** Records what finished, all of it at once: attempts finish faster than statements run. */
   async #record(): Promise<void> {
+    const started = performance.now()
     const finished = this.#finished
     this.#finished = []
     try {
@@ -149,6 +157,10 @@ export class Deliverer implements DeliveryCounts {
     for (const { attempt, retryInMs } of finished) {
       this.byResult.set(attempt.result, (this.byResult.get(attempt.result) ?? 0) + 1)
       if (retryInMs !== undefined) this.#wakeIn(retryInMs)
+    }
+    const rest = RECORD_GAP_MS - (performance.now() - started)
+    if (this.#recording.asked && rest > 0 && !this.#closed) {
+      await new Promise((done) => setTimeout(done, rest))
     }
   }
 
