@@ -24,9 +24,10 @@ interface Row {
 
 /**
  * How long a credential found is trusted without reading the table again
- * (docs/decisions.md#credentials-managed-at-run-time).
+ * (docs/decisions.md#credentials-managed-at-run-time): under a second, so that a revocation
+ * holds everywhere within one, the lookup that follows included.
  */
-const CACHE_MS = 1000
+const CACHE_MS = 900
 /** Credentials cached at most; past it the cache starts afresh. */
 const CACHE_MAX = 10_000
 
