@@ -1,17 +1,17 @@
 /**
  * Runs `work` once at a time: asked while it runs, it runs once more after, however many times
- * it was asked meanwhile. `work` handles its own failures.
+ * it was asked meanwhile, and no sooner than `gapMs` after the start of the run before, so
+ * that under a stream of asks each run gathers more (a statement per gap rather than one per
+ * round trip). `work` handles its own failures.
  */
 export class OnceAtATime {
   #running: Promise<void> | undefined
   #again = false
 
-  constructor(private readonly work: () => Promise<void>) {}
-
-  /** Whether it was asked again while running (work may wait a little to gather more). */
-  get asked(): boolean {
-    return this.#again
-  }
+  constructor(
+    private readonly work: () => Promise<void>,
+    private readonly gapMs = 0,
+  ) {}
 
   ask(): void {
     if (this.#running !== undefined) {
@@ -26,7 +26,10 @@ export class OnceAtATime {
   async #loop(): Promise<void> {
     do {
       this.#again = false
+      const started = performance.now()
       await this.work()
+      const rest = this.gapMs - (performance.now() - started)
+      if (this.#again && rest > 0) await new Promise((done) => setTimeout(done, rest))
     } while (this.#again)
   }
 

@@ -87,7 +87,7 @@ export class PgEventLog implements EventLog {
   #listener: pg.Client | undefined
   #tick: NodeJS.Timeout | undefined
   #closed = false
-  readonly #numbering = new OnceAtATime(() => this.#numberOnce())
+  readonly #numbering = new OnceAtATime(() => this.#numberOnce(), SEQUENCE_GAP_MS)
   readonly #reading = new OnceAtATime(() => this.#readNew())
   /** The newest id a notification or this process's sequencer announced. */
   #announced = 0
@@ -126,7 +126,6 @@ export class PgEventLog implements EventLog {
   }
 
   async #numberOnce(): Promise<void> {
-    const started = performance.now()
     try {
       this.#announce(await this.#sequence())
     } catch {
@@ -134,10 +133,6 @@ export class PgEventLog implements EventLog {
       return
     }
     this.#read()
-    // Under a stream of writes, one numbering per SEQUENCE_GAP_MS, each of more events, rather
-    // than one per round trip: each costs a transaction of its own.
-    const rest = SEQUENCE_GAP_MS - (performance.now() - started)
-    if (this.#numbering.asked && rest > 0) await new Promise((done) => setTimeout(done, rest))
   }
 
   /**

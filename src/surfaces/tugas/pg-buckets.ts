@@ -512,8 +512,9 @@ export const FOLD_EVERY = 512
  * then a vacuum of the pending rows it deleted (without it the table only grows until
  * autovacuum comes, and every page reads it). The vacuum leaves the emptied pages in place for
  * the next writes: giving them back to the system takes a lock that every write waits behind,
- * and waiting for it made each vacuum last about 70 ms under writes instead of 1. A fold that fails (the database away) is left for
- * the next: pages are exact whatever is pending, only slower.
+ * and waiting for it made each vacuum last about 70 ms under writes instead of 1. A fold that
+ * fails (the database away) is left for the next: pages are exact whatever is pending, only
+ * slower.
  */
 export class Folder {
   #written = 0

@@ -50,7 +50,7 @@ export class Deliverer implements DeliveryCounts {
   readonly byResult = new Map<AttemptResult, number>()
   inFlight = 0
   readonly #claiming = new OnceAtATime(() => this.#claim())
-  readonly #recording = new OnceAtATime(() => this.#record())
+  readonly #recording = new OnceAtATime(() => this.#record(), RECORD_GAP_MS)
   /** Attempts made and not recorded yet. */
   #finished: RecordedAttempt[] = []
   readonly #timers = new Set<NodeJS.Timeout>()
@@ -145,7 +145,6 @@ export class Deliverer implements DeliveryCounts {
 
   /** Records what finished, all of it at once: attempts finish faster than statements run. */
   async #record(): Promise<void> {
-    const started = performance.now()
     const finished = this.#finished
     this.#finished = []
     try {
@@ -157,10 +156,6 @@ export class Deliverer implements DeliveryCounts {
     for (const { attempt, retryInMs } of finished) {
       this.byResult.set(attempt.result, (this.byResult.get(attempt.result) ?? 0) + 1)
       if (retryInMs !== undefined) this.#wakeIn(retryInMs)
-    }
-    const rest = RECORD_GAP_MS - (performance.now() - started)
-    if (this.#recording.asked && rest > 0 && !this.#closed) {
-      await new Promise((done) => setTimeout(done, rest))
     }
   }
 
