@@ -210,8 +210,8 @@ async function memoryPerStream(url: string, pid: number): Promise<number> {
 /**
  * The scenario on one store; its rows. What a stream holds is measured first, on the service
  * as it started (later, the garbage of the loads before would be collected meanwhile); on
- * PostgreSQL, creates with events against without next, both services having served nothing
- * else (after the scenarios with 1,000 streams, one side would still be recovering from them).
+ * PostgreSQL, creates with events against without next, both services having served those
+ * streams and nothing else (after the scenarios below, one side would still be recovering).
  */
 async function onStore(store: Store, settings: EventsSettings) {
   const children: ChildProcess[] = []
@@ -226,6 +226,9 @@ async function onStore(store: Store, settings: EventsSettings) {
         join(ROOT, 'bench/service-without-events.mjs'),
       ]
       const without = await service(children, store, 'tugas_bench_no_events', withoutArgs)
+      // The same streams come and go on it first: a process that has held 1,000 streams answers
+      // slower for minutes after (docs/events.md#what-it-costs), so both start alike.
+      await memoryPerStream(without.url, without.pid)
       const posts = await inTurn(
         () => rate(url, true, settings),
         () => rate(without.url, true, settings),
@@ -294,7 +297,8 @@ export async function runEvents(settings: EventsSettings): Promise<void> {
       ` create's answer to a subscriber (${LATENCY_SAMPLES} creates, idle and beside` +
       ` ${settings.connections} clients creating), memory per stream; each comparison measured` +
       ` ${ROUNDS} times in turn. On PostgreSQL, creates with events against the same service` +
-      ` storing none, ${OUTBOX_ROUNDS} times in turn, first, on both services as they started.`,
+      ` storing none, ${OUTBOX_ROUNDS} times in turn, first, both services having served the` +
+      ` same ${STREAMS} streams.`,
   )
   const rows = await onStore('memory', settings)
   if ((await postgresProblem()) === undefined) rows.push(...(await onStore('postgres', settings)))
