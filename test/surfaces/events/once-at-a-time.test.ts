@@ -7,6 +7,15 @@ import { OnceAtATime } from '../../../src/surfaces/events/once-at-a-time.js'
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 
+/** A runner with `gapMs` whose runs note when each started. */
+function noting(gapMs: number) {
+  const starts: number[] = []
+  const once = new OnceAtATime(async () => {
+    starts.push(performance.now())
+  }, gapMs)
+  return { once, starts }
+}
+
 test('asks while it runs make one more run, not one each', async () => {
   let runs = 0
   const once = new OnceAtATime(async () => {
@@ -21,10 +30,7 @@ test('asks while it runs make one more run, not one each', async () => {
 })
 
 test('the run after an ask meanwhile starts no sooner than the gap after the one before', async () => {
-  const starts: number[] = []
-  const once = new OnceAtATime(async () => {
-    starts.push(performance.now())
-  }, 60)
+  const { once, starts } = noting(60)
   once.ask()
   once.ask()
   await once.idle()
@@ -34,10 +40,7 @@ test('the run after an ask meanwhile starts no sooner than the gap after the one
 })
 
 test('with no ask meanwhile there is no wait: the next ask runs at once', async () => {
-  const starts: number[] = []
-  const once = new OnceAtATime(async () => {
-    starts.push(performance.now())
-  }, 1000)
+  const { once, starts } = noting(1000)
   once.ask()
   await once.idle()
   const asked = performance.now()
