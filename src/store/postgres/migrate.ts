@@ -19,9 +19,10 @@ export async function lockStartUp(client: Queryable): Promise<void> {
 /**
  * Brings the schema to the newest version, in one transaction under the start-up lock: a
  * process that starts while another migrates waits, then finds nothing left to do, and a
- * failed migration leaves the schema as it was. Returns the versions applied.
+ * failed migration leaves the schema as it was. Returns the versions applied. `target`, a
+ * version such as '006', stops there (for the tests of a migration's data).
  */
-export async function migrate(database: Database): Promise<number[]> {
+export async function migrate(database: Database, target?: string): Promise<number[]> {
   return database.transaction(async (client) => {
     await lockStartUp(client)
     const { rows } = await client.query<{ db: string; schema: string }>(
@@ -37,7 +38,7 @@ export async function migrate(database: Database): Promise<number[]> {
       schemaTable: 'schemaversion',
       execQuery: (query) => client.query(query),
     })
-    const applied = await postgrator.migrate()
+    const applied = await postgrator.migrate(target)
     return applied.map((migration) => migration.version)
   })
 }

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import type { EventResource, EventType } from '../../store/events.js'
 import { resourceOf } from '../../store/events.js'
-import type { Database } from '../../store/postgres/database.js'
+import type { Database, Queryable } from '../../store/postgres/database.js'
 import { fromText } from '../../store/postgres/text.js'
 import { cloudEvent } from './cloud-event.js'
 import { countType, Listeners, Signal } from './listeners.js'
@@ -136,10 +136,10 @@ export class PgEventLog implements EventLog {
   }
 
   /**
-   * One numbering under the lock (taken before the statement, so that its snapshot holds every
-   * earlier numbering), with the deliveries of the webhooks subscribed to what it numbers
-   * (migrations/005.do.webhooks.sql) and the NOTIFY that wakes every process's listener; its
-   * newest id. Then, past `retain`, the oldest forgotten.
+   * One numbering under the lock (taken before it, so that it sees every earlier numbering):
+   * `events_number` (migrations/007.do.event-batches.sql) numbers what is new, queues the
+   * deliveries of the webhooks subscribed to it and NOTIFYs every process's listener; its newest
+   * id. Then, past `retain`, the oldest are forgotten, under the same lock.
    *
    * Its commit is not waited for: numbering lost in a crash of the database is done again
    * identically (the same committed events, in the same seq order, from the same largest id;
@@ -151,44 +151,42 @@ export class PgEventLog implements EventLog {
       await client.query(
         `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(${SEQUENCER_LOCK})`,
       )
-      const { rows } = await client.query<{ newest: number; queued: string }>(
-        `WITH next AS (
-           SELECT seq, row_number() OVER (ORDER BY seq) AS rank
-           FROM (SELECT seq FROM events WHERE id IS NULL ORDER BY seq LIMIT $1) unnumbered),
-         last AS (SELECT coalesce(max(id), 0) AS id FROM events),
-         numbered AS (
-           UPDATE events e SET id = (SELECT id FROM last) + next.rank
-           FROM next WHERE e.seq = next.seq AND e.id IS NULL
-           RETURNING e.id, e.type, e.subject, e.time, e.data),
-         queued AS (
-           INSERT INTO webhook_deliveries (webhook_id, event_id, type, subject, time, data)
-           SELECT w.id, n.id, n.type, n.subject, n.time, n.data FROM numbered n
-           JOIN webhooks w
-             ON n.type = ANY (w.types) OR split_part(n.type, '.', 1) || '.*' = ANY (w.types)
-           RETURNING 1),
-         newest AS (SELECT max(id) AS id, (SELECT count(*) FROM queued) AS queued FROM numbered)
-         SELECT id AS newest, queued, pg_notify($2, id || ',' || queued)
-         FROM newest WHERE id IS NOT NULL`,
+      const { rows } = await client.query<{ newest: number | null; queued: number }>(
+        'SELECT newest, queued FROM events_number($1, $2)',
         [BATCH, this.#channel],
       )
-      return rows[0]
+      const row = rows[0]
+      if (row?.newest == null) return undefined
+      await this.#forget(client, Number(row.newest))
+      return { newest: Number(row.newest), queued: Number(row.queued) }
     })
     if (numbered === undefined) return undefined
-    if (Number(numbered.queued) > 0) this.#queued.emit()
-    await this.#forget(numbered.newest)
+    if (numbered.queued > 0) this.#queued.emit()
     return numbered.newest
   }
 
   /**
    * Forgets the events before the newest `retain` once a tenth more (at most 1,000) are kept: a
    * few large deletions rather than one per numbering, and no look for the oldest each time
-   * (the head of the index is where the deleted rows wait for vacuum).
+   * (the head of the index is where the deleted rows wait for vacuum). The numbering that
+   * holds the first kept id loses the ids before it.
    */
-  async #forget(newest: number): Promise<void> {
+  async #forget(db: Queryable, newest: number): Promise<void> {
     const { retain } = this.options
     this.#oldest ??= (await this.bounds()).oldest ?? 1
     if (newest - this.#oldest + 1 <= retain + Math.min(1000, Math.floor(retain / 10))) return
-    await this.options.sequencer.query('DELETE FROM events WHERE id <= $1', [newest - retain])
+    await db.query(
+      `WITH cut AS (
+         SELECT last_id, first_id, seqs FROM event_batches WHERE first_id <= $1 AND last_id > $1),
+       gone AS (DELETE FROM event_batches WHERE last_id <= $1 RETURNING seqs),
+       trimmed AS (
+         UPDATE event_batches b SET first_id = $1 + 1, seqs = cut.seqs[$1 + 2 - cut.first_id:]
+         FROM cut WHERE b.last_id = cut.last_id)
+       DELETE FROM events WHERE seq IN (
+         SELECT unnest(seqs) FROM gone
+         UNION ALL SELECT unnest(seqs[:$1 + 1 - first_id]) FROM cut)`,
+      [newest - retain],
+    )
     this.#oldest = newest - retain + 1
   }
 
@@ -253,9 +251,21 @@ export class PgEventLog implements EventLog {
   }
 
   async after(after: number, limit: number): Promise<StoredEvent[]> {
+    // Ids are consecutive from the oldest kept: the events wanted are in the numberings from
+    // the one holding the first of them (or the oldest) to the one holding the last.
     const { rows } = await this.options.db.query<EventRow>(
-      `SELECT id, type, subject, owner, time, data FROM events
-       WHERE id > $1 ORDER BY id LIMIT $2`,
+      `WITH start AS (
+         SELECT greatest($1::bigint, (SELECT first_id - 1 FROM event_batches WHERE last_id > $1
+           ORDER BY last_id LIMIT 1)) AS id),
+       span AS (
+         SELECT start.id AS low, coalesce((SELECT last_id FROM event_batches
+           WHERE last_id >= start.id + $2 ORDER BY last_id LIMIT 1), ${Number.MAX_SAFE_INTEGER}) AS high
+         FROM start)
+       SELECT b.first_id + n.i - 1 AS id, e.type, e.subject, e.owner, e.time, e.data
+       FROM span, event_batches b, unnest(b.seqs) WITH ORDINALITY AS n (seq, i), events e
+       WHERE b.last_id > span.low AND b.last_id <= span.high AND e.seq = n.seq
+         AND b.first_id + n.i - 1 > span.low
+       ORDER BY 1 LIMIT $2`,
       [after, limit],
     )
     return rows.map((row) => this.#stored(row))
@@ -269,7 +279,8 @@ export class PgEventLog implements EventLog {
 
   async bounds(): Promise<LogBounds> {
     const { rows } = await this.options.db.query<{ oldest: number | null; newest: number }>(
-      'SELECT min(id) AS oldest, coalesce(max(id), 0) AS newest FROM events',
+      `SELECT (SELECT first_id FROM event_batches ORDER BY last_id LIMIT 1) AS oldest,
+         coalesce((SELECT last_id FROM event_batches ORDER BY last_id DESC LIMIT 1), 0) AS newest`,
     )
     const { oldest, newest } = rows[0] as { oldest: number | null; newest: number }
     return { oldest: oldest ?? undefined, newest }

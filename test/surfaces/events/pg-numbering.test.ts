@@ -1,0 +1,146 @@
+// How PostgreSQL numbers events (docs/events.md#one-order-across-processes): a write's event
+// whose seq was drawn before a later one's but committed after it is numbered after it, never
+// skipped; a rolled-back write's seq is let go; events numbered by version 4 of the schema keep
+// their ids through the migration that stopped rewriting them (007).
+import assert from 'node:assert/strict'
+import { after, describe, test } from 'node:test'
+import pg from 'pg'
+import { defaults } from '../../../src/config.js'
+import { Database } from '../../../src/store/postgres/database.js'
+import { migrate } from '../../../src/store/postgres/migrate.js'
+import { publishing } from '../../../src/store/postgres/outbox.js'
+import { createPostgresStores, EVENT_RENDERERS } from '../../../src/stores.js'
+import { PgEventLog } from '../../../src/surfaces/events/pg-store.js'
+import type { StoredEvent } from '../../../src/surfaces/events/store.js'
+import { freshDatabaseUrl, migratedSchema, skipWithoutPostgres } from '../../support/postgres.js'
+
+const skip = await skipWithoutPostgres()
+
+/** An event log and the stores publishing to it on `url`, closed when the test ends. */
+async function open(url: string, directUrl?: string) {
+  const db = new Database({ url, poolSize: 4, statementTimeoutMs: 5000 })
+  const events = new PgEventLog({
+    db,
+    sequencer: db.background('events'),
+    listenUrl: directUrl,
+    retain: defaults.eventsRetain,
+    renderers: EVENT_RENDERERS,
+  })
+  await events.start()
+  after(async () => {
+    await events.close()
+    await db.close()
+  })
+  return { db, events, stores: createPostgresStores(db, events) }
+}
+
+/** A connection of its own on `url`, ended when the test ends. */
+async function connection(url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  after(() => client.end())
+  return client
+}
+
+/** Waits until the log has numbered `newest`, then reads everything it keeps. */
+async function numbered(events: PgEventLog, newest: number): Promise<StoredEvent[]> {
+  const deadline = Date.now() + 5000
+  while ((await events.bounds()).newest < newest && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  return events.after(0, 100)
+}
+
+const titles = (events: StoredEvent[]) =>
+  events.map((event) => [
+    event.id,
+    (JSON.parse(event.json) as { data: { judul: string } }).data.judul,
+  ])
+
+/** A create of surface B as the store writes it, on `client` (inside its transaction). */
+const create = (client: pg.Client, judul: string) =>
+  client.query(
+    publishing(
+      'INSERT INTO compact_tugas (judul, selesai) VALUES ($1, false)',
+      'id, judul, selesai',
+      {
+        type: 'api-tugas.created',
+      },
+    ),
+    [judul],
+  )
+
+const holes = async (client: pg.Client) =>
+  (await client.query('SELECT holes FROM event_batches ORDER BY last_id DESC LIMIT 1')).rows[0]
+    ?.holes as string[]
+
+describe('numbering events on PostgreSQL', { skip }, () => {
+  test('an event drawn earlier but committed later is numbered after what was numbered meanwhile', async () => {
+    const lease = await migratedSchema()
+    after(() => lease.release())
+    const { events, stores } = await open(lease.url, lease.directUrl)
+    const writer = await connection(lease.url)
+    await writer.query('BEGIN')
+    await create(writer, 'lambat')
+    await stores.compact.create('cepat')
+    assert.deepEqual(titles(await numbered(events, 1)), [[1, 'cepat']])
+    assert.equal((await holes(writer)).length, 1, 'the slow write is awaited')
+    // Another numbering while it is still in flight: still awaited.
+    await stores.compact.create('cepat juga')
+    await numbered(events, 2)
+    assert.equal((await holes(writer)).length, 1, 'the slow write is still awaited')
+    await writer.query('COMMIT')
+    await stores.compact.create('sesudah')
+    assert.deepEqual(titles(await numbered(events, 4)), [
+      [1, 'cepat'],
+      [2, 'cepat juga'],
+      [3, 'lambat'],
+      [4, 'sesudah'],
+    ])
+    assert.deepEqual(await holes(writer), [])
+  })
+
+  test("a rolled-back write's seq is let go once no transaction of its time runs", async () => {
+    const lease = await migratedSchema()
+    after(() => lease.release())
+    const { events, stores } = await open(lease.url, lease.directUrl)
+    const writer = await connection(lease.url)
+    await writer.query('BEGIN')
+    await create(writer, 'batal')
+    await stores.compact.create('pertama')
+    await numbered(events, 1)
+    assert.equal((await holes(writer)).length, 1)
+    await writer.query('ROLLBACK')
+    await stores.compact.create('kedua')
+    assert.deepEqual(titles(await numbered(events, 2)), [
+      [1, 'pertama'],
+      [2, 'kedua'],
+    ])
+    assert.deepEqual(await holes(writer), [])
+  })
+
+  test('events of version 6 keep their ids through the migration; those not numbered follow', async () => {
+    const url = await freshDatabaseUrl()
+    const db = new Database({ url, poolSize: 2, statementTimeoutMs: 5000 })
+    after(() => db.close())
+    await migrate(db, '006')
+    // Seqs 1 to 5: 1 to 3 numbered 1 to 3, then 1 forgotten; 5 and 4 committed, not numbered.
+    await db.query(
+      `INSERT INTO events (type, subject, data)
+       SELECT 'api-tugas.created', n::text, json_build_object('id', n, 'judul', 'lama ' || n,
+         'selesai', false)::text FROM generate_series(1, 5) n`,
+    )
+    await db.query('UPDATE events SET id = seq WHERE seq <= 3')
+    await db.query('DELETE FROM events WHERE seq = 1')
+    assert.deepEqual(await migrate(db), [7])
+    const { events, stores } = await open(url)
+    await stores.compact.create('baru')
+    assert.deepEqual(titles(await numbered(events, 6)), [
+      [2, 'lama 2'],
+      [3, 'lama 3'],
+      [4, 'lama 4'],
+      [5, 'lama 5'],
+      [6, 'baru'],
+    ])
+  })
+})
