@@ -29,8 +29,9 @@ CREATE TABLE event_batches (
 );
 
 -- What version 4 had numbered keeps its ids, and what it had not is numbered after it, in seq
--- order; in rows of at most 1,000 (the sequencer's batch). The migration runs under the
--- start-up lock before any process of this version writes: no hole is left.
+-- order; in rows of at most 1,000 (the sequencer's batch). No hole is left: the ALTER above
+-- waited for every write in flight on `events` (an older process's) and holds the table until
+-- this commits, so a later write's seq is drawn after every one numbered here.
 WITH last AS (SELECT coalesce(max(id), 0) AS id FROM events),
 unnumbered AS (SELECT seq, row_number() OVER (ORDER BY seq) AS rank FROM events WHERE id IS NULL)
 UPDATE events e SET id = last.id + unnumbered.rank FROM unnumbered, last

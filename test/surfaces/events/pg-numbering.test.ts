@@ -17,13 +17,13 @@ import { freshDatabaseUrl, migratedSchema, skipWithoutPostgres } from '../../sup
 const skip = await skipWithoutPostgres()
 
 /** An event log and the stores publishing to it on `url`, closed when the test ends. */
-async function open(url: string, directUrl?: string) {
+async function open(url: string, directUrl?: string, retain = defaults.eventsRetain) {
   const db = new Database({ url, poolSize: 4, statementTimeoutMs: 5000 })
   const events = new PgEventLog({
     db,
     sequencer: db.background('events'),
     listenUrl: directUrl,
-    retain: defaults.eventsRetain,
+    retain,
     renderers: EVENT_RENDERERS,
   })
   await events.start()
@@ -117,6 +117,29 @@ describe('numbering events on PostgreSQL', { skip }, () => {
       [2, 'kedua'],
     ])
     assert.deepEqual(await holes(writer), [])
+  })
+
+  test('forgetting past EVENTS_RETAIN can cut a numbering: the ids kept stay the same', async () => {
+    const lease = await migratedSchema()
+    after(() => lease.release())
+    const { events, stores } = await open(lease.url, lease.directUrl, 3)
+    const writer = await connection(lease.url)
+    // Five events committed together: one numbering of five, of which the first two go.
+    await writer.query('BEGIN')
+    for (let n = 1; n <= 5; n += 1) await create(writer, `judul ${n}`)
+    await writer.query('COMMIT')
+    await stores.compact.create('keenam')
+    const deadline = Date.now() + 5000
+    while (((await events.bounds()).oldest ?? 0) < 4 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    assert.deepEqual(titles(await events.after(0, 100)), [
+      [4, 'judul 4'],
+      [5, 'judul 5'],
+      [6, 'keenam'],
+    ])
+    assert.deepEqual(titles(await events.after(4, 1)), [[5, 'judul 5']])
+    assert.deepEqual(await events.bounds(), { oldest: 4, newest: 6 })
   })
 
   test('events of version 6 keep their ids through the migration; those not numbered follow', async () => {
