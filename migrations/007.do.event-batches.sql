@@ -52,8 +52,12 @@ ALTER TABLE events DROP COLUMN id;
 -- Each statement of a function has a snapshot of its own: the xmin that lets holes go is read
 -- before the events are looked for, and the xmax noted with new holes after, so each is on the
 -- safe side of the snapshot that found what was there.
+--
+-- Planned at each call (force_custom_plan): a plan kept from the first calls, made while
+-- `events` was a page or two, read the whole table to queue deliveries once it had 20,000 rows
+-- (5 ms a numbering instead of 1), until something made PostgreSQL plan again.
 CREATE FUNCTION events_number(size integer, channel text, OUT newest bigint, OUT queued bigint)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
 DECLARE
   ended_before bigint := pg_snapshot_xmin(pg_current_snapshot())::text::bigint;
   prior event_batches%ROWTYPE;
@@ -98,3 +102,24 @@ BEGIN
   GET DIAGNOSTICS queued = ROW_COUNT;
   PERFORM pg_notify(channel, newest || ',' || queued);
 END $$;
+
+-- The events after id `after`, at most `size`, in id order, with their ids. Ids are consecutive
+-- from the oldest kept: they are in the numberings from the one holding the first of them (or
+-- the oldest) to the one holding the last. A function of SQL is planned at each call, so its
+-- plan follows the tables' sizes (see events_number).
+CREATE FUNCTION events_after(after bigint, size integer)
+RETURNS TABLE (id bigint, type text, subject text, owner text, "time" timestamptz, data text)
+LANGUAGE sql STABLE AS $$
+  WITH start AS (
+    SELECT greatest(after, (SELECT first_id - 1 FROM event_batches WHERE last_id > after
+      ORDER BY last_id LIMIT 1)) AS id),
+  span AS (
+    SELECT start.id AS low, coalesce((SELECT last_id FROM event_batches
+      WHERE last_id >= start.id + size ORDER BY last_id LIMIT 1), 9223372036854775807) AS high
+    FROM start)
+  SELECT b.first_id + n.i - 1, e.type, e.subject, e.owner, e.time, e.data
+  FROM span, event_batches b, unnest(b.seqs) WITH ORDINALITY AS n (seq, i), events e
+  WHERE b.last_id > span.low AND b.last_id <= span.high AND e.seq = n.seq
+    AND b.first_id + n.i - 1 > span.low
+  ORDER BY 1 LIMIT size
+$$;

@@ -251,21 +251,8 @@ export class PgEventLog implements EventLog {
   }
 
   async after(after: number, limit: number): Promise<StoredEvent[]> {
-    // Ids are consecutive from the oldest kept: the events wanted are in the numberings from
-    // the one holding the first of them (or the oldest) to the one holding the last.
     const { rows } = await this.options.db.query<EventRow>(
-      `WITH start AS (
-         SELECT greatest($1::bigint, (SELECT first_id - 1 FROM event_batches WHERE last_id > $1
-           ORDER BY last_id LIMIT 1)) AS id),
-       span AS (
-         SELECT start.id AS low, coalesce((SELECT last_id FROM event_batches
-           WHERE last_id >= start.id + $2 ORDER BY last_id LIMIT 1), ${Number.MAX_SAFE_INTEGER}) AS high
-         FROM start)
-       SELECT b.first_id + n.i - 1 AS id, e.type, e.subject, e.owner, e.time, e.data
-       FROM span, event_batches b, unnest(b.seqs) WITH ORDINALITY AS n (seq, i), events e
-       WHERE b.last_id > span.low AND b.last_id <= span.high AND e.seq = n.seq
-         AND b.first_id + n.i - 1 > span.low
-       ORDER BY 1 LIMIT $2`,
+      'SELECT id, type, subject, owner, time, data FROM events_after($1, $2)',
       [after, limit],
     )
     return rows.map((row) => this.#stored(row))
