@@ -25,7 +25,7 @@ export interface EventsSettings {
 
 const STREAMS = 1000
 const LATENCY_SAMPLES = 200
-const POST_TASK = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
+export const POST_TASK = JSON.stringify({ title: 'Benchmark task', status: 'belum' })
 
 /** The resident memory of process `pid`, in bytes (Linux). */
 function residentBytes(pid: number): number {
