@@ -70,16 +70,21 @@ const create = (client: pg.Client, judul: string) =>
     [judul],
   )
 
+/** A migrated schema of its own with its log and stores, and a connection that writes by hand. */
+async function leased(retain?: number) {
+  const lease = await migratedSchema()
+  after(() => lease.release())
+  const opened = await open(lease.url, lease.directUrl, retain)
+  return { ...opened, writer: await connection(lease.url) }
+}
+
 const holes = async (client: pg.Client) =>
   (await client.query('SELECT holes FROM event_batches ORDER BY last_id DESC LIMIT 1')).rows[0]
     ?.holes as string[]
 
 describe('numbering events on PostgreSQL', { skip }, () => {
   test('an event drawn earlier but committed later is numbered after what was numbered meanwhile', async () => {
-    const lease = await migratedSchema()
-    after(() => lease.release())
-    const { events, stores } = await open(lease.url, lease.directUrl)
-    const writer = await connection(lease.url)
+    const { events, stores, writer } = await leased()
     await writer.query('BEGIN')
     await create(writer, 'lambat')
     await stores.compact.create('cepat')
@@ -101,10 +106,7 @@ describe('numbering events on PostgreSQL', { skip }, () => {
   })
 
   test("a rolled-back write's seq is let go once no transaction of its time runs", async () => {
-    const lease = await migratedSchema()
-    after(() => lease.release())
-    const { events, stores } = await open(lease.url, lease.directUrl)
-    const writer = await connection(lease.url)
+    const { events, stores, writer } = await leased()
     await writer.query('BEGIN')
     await create(writer, 'batal')
     await stores.compact.create('pertama')
@@ -120,10 +122,7 @@ describe('numbering events on PostgreSQL', { skip }, () => {
   })
 
   test('forgetting past EVENTS_RETAIN can cut a numbering: the ids kept stay the same', async () => {
-    const lease = await migratedSchema()
-    after(() => lease.release())
-    const { events, stores } = await open(lease.url, lease.directUrl, 3)
-    const writer = await connection(lease.url)
+    const { events, stores, writer } = await leased(3)
     // Five events committed together: one numbering of five, of which the first two go.
     await writer.query('BEGIN')
     for (let n = 1; n <= 5; n += 1) await create(writer, `judul ${n}`)
