@@ -5,6 +5,7 @@ import { type Config, ConfigError, loadConfig } from './config.js'
 import { createInfrastructure } from './infrastructure.js'
 import { releaseStartUpGarbage } from './release-memory.js'
 import { demoSeed, readSeedFile, SeedError } from './seed.js'
+import { linesByTurn } from './server/log-destination.js'
 import { runPrimary } from './server/primary.js'
 import { loadTls } from './server/tls.js'
 import { StartUpError } from './start-up-error.js'
@@ -24,13 +25,15 @@ function configOrRefuse(): Config {
 }
 
 /**
- * Pino options for the app. A worker of several writes no "Server listening at" line of its
- * own: the primary writes the one line once every worker listens.
+ * Pino options for the app, writing to standard output a turn of the event loop at a time. A
+ * worker of several writes no "Server listening at" line of its own: the primary writes the one
+ * line once every worker listens.
  */
 function loggerOptions(config: Config): FastifyServerOptions['logger'] {
-  if (!cluster.isWorker) return { level: config.logLevel }
+  const options = { level: config.logLevel, stream: linesByTurn() }
+  if (!cluster.isWorker) return options
   return {
-    level: config.logLevel,
+    ...options,
     hooks: {
       logMethod(args, method) {
         const [first] = args
