@@ -3,8 +3,11 @@
 // a write per line costs a system call, and on a pipe often a wake-up of its reader, each.
 import { pino } from 'pino'
 
-/** Past this many characters held, they are written at once rather than at the turn's end. */
-export const HELD_AT_MOST = 64 * 1024
+/**
+ * The most one write carries, in whole lines (a longer line alone): what a pipe writes at once
+ * (PIPE_BUF on Linux), so the lines of several workers sharing one never interleave.
+ */
+export const WRITE_AT_MOST = 4096
 
 /** Where the lines go: by default sonic-boom on standard output, synchronous as pino's own. */
 export interface Writer {
@@ -15,21 +18,28 @@ export function linesByTurn(
   out: Writer = pino.destination({ dest: 1, sync: true }),
 ): pino.DestinationStream {
   let held = ''
+  let heldBytes = 0
   let scheduled = false
-  const flush = () => {
-    scheduled = false
+  const writeHeld = () => {
     if (held === '') return
     const lines = held
     held = ''
+    heldBytes = 0
     out.write(lines)
   }
+  const flush = () => {
+    scheduled = false
+    writeHeld()
+  }
   // However the process ends, SIGKILL aside, the lines of its last turn are written.
-  process.once('exit', flush)
+  process.once('exit', writeHeld)
   return {
     write(line: string) {
+      const bytes = Buffer.byteLength(line)
+      if (heldBytes + bytes > WRITE_AT_MOST) writeHeld()
       held += line
-      if (held.length >= HELD_AT_MOST) flush()
-      else if (!scheduled) {
+      heldBytes += bytes
+      if (!scheduled) {
         scheduled = true
         setImmediate(flush)
       }

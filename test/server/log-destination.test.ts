@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { describe, test } from 'node:test'
-import { HELD_AT_MOST, linesByTurn } from '../../src/server/log-destination.js'
+import { linesByTurn, WRITE_AT_MOST } from '../../src/server/log-destination.js'
 
 const turn = () => new Promise((resolve) => setImmediate(resolve))
 
@@ -26,15 +26,21 @@ describe('log lines by turn of the event loop', () => {
     assert.equal(writes.length, 2, 'a turn without lines writes nothing')
   })
 
-  test(`more than ${HELD_AT_MOST} characters in a turn are written at once`, async () => {
+  test(`a write carries at most ${WRITE_AT_MOST} bytes of whole lines, a longer line alone`, async () => {
     const { writes, lines } = recorded()
-    const line = `${'x'.repeat(999)}\n`
-    const many = Math.ceil(HELD_AT_MOST / line.length)
-    for (let n = 0; n < many; n++) lines.write(line)
-    assert.deepEqual(writes, [line.repeat(many)])
-    lines.write('after\n')
+    // 300 bytes a line, two of its characters two bytes each: 13 lines fit in a write, not 14.
+    const line = (n: number) => `${String(n).padStart(3, '0')} ${'é'.repeat(2)}${'x'.repeat(291)}\n`
+    const sent = Array.from({ length: 30 }, (_, n) => line(n))
+    for (const text of sent) lines.write(text)
+    const long = `${'y'.repeat(WRITE_AT_MOST + 10)}\n`
+    lines.write(long)
+    lines.write(line(30))
     await turn()
-    assert.deepEqual(writes, [line.repeat(many), 'after\n'])
+    assert.equal(writes.join(''), [...sent, long, line(30)].join(''))
+    assert.deepEqual(
+      writes.map((text) => Buffer.byteLength(text)),
+      [13 * 300, 13 * 300, 4 * 300, WRITE_AT_MOST + 11, 300],
+    )
   })
 
   for (const [how, end] of [
