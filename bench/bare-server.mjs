@@ -4,12 +4,19 @@
 import { createServer } from 'node:http'
 
 const body = JSON.stringify({ id: 1, title: 'Belajar REST', status: 'belum' })
+// BARE_HEADERS=security: also the two headers every credentialed answer of the service carries
+// (docs/http.md#security-headers), to show what they alone cost on this machine.
+const headers = {
+  'content-type': 'application/json; charset=utf-8',
+  'content-length': Buffer.byteLength(body),
+  ...(process.env.BARE_HEADERS === 'security' && {
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-store',
+  }),
+}
 
 const server = createServer((_request, response) => {
-  response.writeHead(200, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-  })
+  response.writeHead(200, headers)
   response.end(body)
 })
 

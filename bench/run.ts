@@ -36,6 +36,7 @@ const PAGE = '/tugas?halaman=2&batas=10&urut=-title'
 
 type Server =
   | 'bare'
+  | 'bare, security headers'
   | 'service'
   | 'service, warn'
   | 'fastify'
@@ -52,14 +53,29 @@ interface Target {
   method?: 'POST'
   body?: string
   headers?: Record<string, string>
+  /** Headers its answer must carry, checked before it is measured. */
+  answerHeaders?: Record<string, string>
   /** The row the ratios are taken against; the first bare row when left out. */
   base?: string
 }
 
 // Order matters: every POST creates a task, so the list is measured before any POST load (the
 // one verifying POST below adds one task), on the 10,000 seeded tasks.
+const BARE: Target = { name: 'bare node:http GET /', server: 'bare', path: '/', expected: 200 }
+/**
+ * The same with the two headers of every credentialed answer (nosniff, no-store): what they
+ * cost here on their own, most of it the load generator's, which parses every answer in
+ * JavaScript on the same cores. Measured in turn with the bare row (A B B A).
+ */
+const BARE_SECURITY_HEADERS: Target = {
+  ...BARE,
+  name: 'bare node:http GET /, with the two security headers',
+  server: 'bare, security headers',
+  answerHeaders: { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
+}
+
 const targets: Target[] = [
-  { name: 'bare node:http GET /', server: 'bare', path: '/', expected: 200 },
+  ...[BARE, BARE_SECURITY_HEADERS, BARE_SECURITY_HEADERS, BARE],
   { name: 'GET /tugas/1', server: 'service', path: '/tugas/1', expected: 200 },
   {
     name: 'GET /tugas?halaman=2&batas=10&urut=-title',
@@ -83,6 +99,7 @@ const targets: Target[] = [
     path: '/dokumen/1',
     expected: 200,
     headers: { authorization: 'Bearer demo-budi-token' },
+    answerHeaders: BARE_SECURITY_HEADERS.answerHeaders,
   },
   {
     name: 'POST /pesanan',
@@ -208,6 +225,10 @@ async function verify(url: string, target: Target): Promise<void> {
     throw new Error(
       `${target.name}: expected ${target.expected}, got ${response.status}: ${text.slice(0, 200)}`,
     )
+  }
+  for (const [name, value] of Object.entries(target.answerHeaders ?? {})) {
+    const sent = response.headers.get(name)
+    if (sent !== value) throw new Error(`${target.name}: expected ${name}: ${value}, got ${sent}`)
   }
 }
 
@@ -389,7 +410,10 @@ async function main(): Promise<void> {
     // BENCH_ONLY=pg: the PostgreSQL column alone.
     if (only !== 'pg') {
       const bare = startServer([join(ROOT, 'bench/bare-server.mjs')], {})
-      children.push(bare.child)
+      const bareHeaders = startServer([join(ROOT, 'bench/bare-server.mjs')], {
+        BARE_HEADERS: 'security',
+      })
+      children.push(bare.child, bareHeaders.child)
       const service = startServer(SERVICE_ARGS, {
         PORT: '0',
         HOST: '127.0.0.1',
@@ -398,8 +422,16 @@ async function main(): Promise<void> {
       })
       children.push(service.child)
       // Awaited together, so a server that fails to start is reported whichever one it is.
-      const [bareUrl, serviceUrl] = await Promise.all([bare.url, service.url])
-      Object.assign(urls, { bare: bareUrl, service: serviceUrl })
+      const [bareUrl, bareHeadersUrl, serviceUrl] = await Promise.all([
+        bare.url,
+        bareHeaders.url,
+        service.url,
+      ])
+      Object.assign(urls, {
+        bare: bareUrl,
+        'bare, security headers': bareHeadersUrl,
+        service: serviceUrl,
+      })
 
       // BENCH_ONLY=hot: the warn targets beside the bare server, nothing else.
       if (only !== 'hot') rows.push(...(await run(targets, urls)))
