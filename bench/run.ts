@@ -59,8 +59,6 @@ interface Target {
   base?: string
 }
 
-// Order matters: every POST creates a task, so the list is measured before any POST load (the
-// one verifying POST below adds one task), on the 10,000 seeded tasks.
 const BARE: Target = { name: 'bare node:http GET /', server: 'bare', path: '/', expected: 200 }
 /**
  * The same with the two headers of every credentialed answer (nosniff, no-store): what they
@@ -74,6 +72,8 @@ const BARE_SECURITY_HEADERS: Target = {
   answerHeaders: { 'x-content-type-options': 'nosniff', 'cache-control': 'no-store' },
 }
 
+// Order matters: every POST creates a task, so the list is measured before any POST load (the
+// one verifying POST below adds one task), on the 10,000 seeded tasks.
 const targets: Target[] = [
   ...[BARE, BARE_SECURITY_HEADERS, BARE_SECURITY_HEADERS, BARE],
   { name: 'GET /tugas/1', server: 'service', path: '/tugas/1', expected: 200 },
