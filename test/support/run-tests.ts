@@ -34,9 +34,12 @@ const OWN_PROCESS = new Set([
   'test/postgres-durability.test.ts',
   'test/postgres-events.test.ts',
   'test/postgres-faults.test.ts',
+  'test/postgres-numbering-schedules.test.ts',
   'test/rate-limit/limiter.contract.test.ts',
   'test/redis-faults.test.ts',
   'test/release-memory.test.ts',
+  'test/surfaces/webhooks/isolation.test.ts',
+  'test/surfaces/webhooks/resolver.test.ts',
   'test/two-instances.test.ts',
   'test/workers.test.ts',
 ])

@@ -6,15 +6,13 @@ import { fromText } from '../../store/postgres/text.js'
 import { cloudEvent } from './cloud-event.js'
 import { countType, Listeners, Signal } from './listeners.js'
 import { OnceAtATime } from './once-at-a-time.js'
+import { NUMBERING_BATCH, numberEvents } from './pg-sequencer.js'
 import type { EventLog, LogBounds, StoredEvent } from './store.js'
 
 /** Each resource's item from its written row as JSON (the outbox's `data`); deletions are `{ id }`. */
 export type EventRenderers = Partial<
   Record<EventResource, (row: Record<string, unknown>) => unknown>
 >
-
-/** The lock the sequencer holds for its transaction: one numbering at a time, every process. */
-const SEQUENCER_LOCK = 7_265_738_403
 
 /**
  * The least time between the starts of two numberings in a row, under a stream of writes (see
@@ -23,8 +21,8 @@ const SEQUENCER_LOCK = 7_265_738_403
  */
 const SEQUENCE_GAP_MS = 50
 
-/** Events numbered, or read, per statement. */
-const BATCH = 1000
+/** Events read per statement: as many as one numbering gives at most. */
+const BATCH = NUMBERING_BATCH
 
 /** How often each process numbers and reads without being told (a process that died between
  * its commit and its sequencer's run, a notification lost while the listener reconnected). */
@@ -136,29 +134,15 @@ export class PgEventLog implements EventLog {
   }
 
   /**
-   * One numbering under the lock (taken before it, so that it sees every earlier numbering):
-   * `events_number` (migrations/007.do.event-batches.sql) numbers what is new, queues the
-   * deliveries of the webhooks subscribed to it and NOTIFYs every process's listener; its newest
-   * id. Then, past `retain`, the oldest are forgotten, under the same lock.
-   *
-   * Its commit is not waited for: numbering lost in a crash of the database is done again
-   * identically (the same committed events, in the same seq order, from the same largest id;
-   * any write committed after it and kept would have carried it to the disk), so a reader that
-   * saw the ids sees the same ones after.
+   * One numbering (numberEvents: it numbers what is new, queues the deliveries of the webhooks
+   * subscribed to it and NOTIFYs every process's listener), then, past `retain`, the oldest
+   * are forgotten, under the same lock. The newest id, or undefined when nothing was new.
    */
   async #sequence(): Promise<number | undefined> {
     const numbered = await this.options.sequencer.transaction(async (client) => {
-      await client.query(
-        `SELECT set_config('synchronous_commit', 'off', true), pg_advisory_xact_lock(${SEQUENCER_LOCK})`,
-      )
-      const { rows } = await client.query<{ newest: number | null; queued: number }>(
-        'SELECT newest, queued FROM events_number($1, $2)',
-        [BATCH, this.#channel],
-      )
-      const row = rows[0]
-      if (row?.newest == null) return undefined
-      await this.#forget(client, Number(row.newest))
-      return { newest: Number(row.newest), queued: Number(row.queued) }
+      const numbering = await numberEvents(client, this.#channel, BATCH)
+      if (numbering !== undefined) await this.#forget(client, numbering.newest)
+      return numbering
     })
     if (numbered === undefined) return undefined
     if (numbered.queued > 0) this.#queued.emit()
