@@ -36,6 +36,7 @@ import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
 import { Deliverer } from './surfaces/webhooks/deliverer.js'
 import { webhookOperations } from './surfaces/webhooks/index.js'
+import { NameResolver } from './surfaces/webhooks/resolver.js'
 import { webhookRoutes } from './surfaces/webhooks/routes.js'
 
 export const BODY_LIMIT = 1024 * 1024
@@ -79,7 +80,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     variant: config.todosVariant,
     bodyLimit: BODY_LIMIT,
   })
-  const streams = new OpenStreams()
+  const streams = new OpenStreams(config.eventsBufferBytes)
   const events = eventOperations(
     eventRoutes({
       log: stores.events,
@@ -90,11 +91,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }),
   )
   metrics.countEvents({ openStreams: () => streams.size, published: stores.events.publishedByType })
+  // Webhook hosts are looked up by c-ares, off libuv's pool (docs/webhooks.md#name-resolution).
+  const resolver = new NameResolver(config.webhookDnsServers)
   const webhooks = webhookOperations(
     webhookRoutes({
       store: stores.webhooks,
       credentials: stores.credentials,
       allowPrivate: config.webhookAllowPrivate,
+      lookup: { resolver, timeoutMs: config.webhookTimeoutMs },
     }),
   )
   // This process's share of the deliveries: from when the app is ready until it closes.
@@ -104,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     retryBaseMs: config.webhookRetryBaseMs,
     maxAttempts: config.webhookMaxAttempts,
     allowPrivate: config.webhookAllowPrivate,
+    resolver,
   })
   metrics.countDeliveries(deliverer)
 

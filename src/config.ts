@@ -51,12 +51,19 @@ export interface Config {
    * for what needs a session of its own (the change feed's LISTEN). Undefined: databaseUrl.
    */
   databaseDirectUrl: string | undefined
+  /**
+   * What `databaseUrl` reaches, as the operator says: a transaction-pooling proxy, or not.
+   * Undefined: found at the first connection (docs/operating.md#behind-a-connection-pooler).
+   */
+  databasePooler: 'transaction' | 'none' | undefined
   /** The most recent events kept for `GET /events` to replay. */
   eventsRetain: number
   /** Milliseconds without an event after which an open stream gets a keep-alive comment. */
   eventsHeartbeatMs: number
   /** Open `GET /events` streams one process serves at most. */
   eventsMaxStreams: number
+  /** Bytes waiting for all open `GET /events` streams of one process together, at most. */
+  eventsBufferBytes: number
   /** How long a webhook delivery attempt may take to get its 2xx. */
   webhookTimeoutMs: number
   /** The first gap before a failed delivery is attempted again; each next one doubles. */
@@ -65,6 +72,8 @@ export interface Config {
   webhookMaxAttempts: number
   /** Whether webhook URLs may reach private networks (development and tests only). */
   webhookAllowPrivate: boolean
+  /** DNS servers (`host[:port]`) that resolve webhook hosts; undefined: the system's. */
+  webhookDnsServers: string[] | undefined
   /** Failed credentials from one client address within 60 s before it is refused (429). */
   authFailuresMax: number
   /**
@@ -110,13 +119,16 @@ export const defaults: Config = {
   workers: 1,
   tls: undefined,
   databaseDirectUrl: undefined,
+  databasePooler: undefined,
   eventsRetain: 100_000,
   eventsHeartbeatMs: 15_000,
   eventsMaxStreams: 10_000,
+  eventsBufferBytes: 64 * 1024 * 1024,
   webhookTimeoutMs: 5000,
   webhookRetryBaseMs: 1000,
   webhookMaxAttempts: 8,
   webhookAllowPrivate: false,
+  webhookDnsServers: undefined,
   authFailuresMax: 20,
   trustProxy: undefined,
 }
@@ -186,6 +198,33 @@ function proxies(name: string) {
       if (family === 0 || !prefixOk || more.length > 0) {
         throw new ConfigError(
           `${name}=${JSON.stringify(raw)}: ${JSON.stringify(entry)} is not an IP address or a CIDR range, e.g. 10.0.0.0/8, 192.168.1.10`,
+        )
+      }
+    }
+    return entries
+  }
+}
+
+/**
+ * DNS servers, comma-separated: IP addresses with an optional port (`10.0.0.2`,
+ * `10.0.0.2:5353`, `[::1]:53`), as node:dns's setServers takes them.
+ */
+function dnsServers(name: string) {
+  return (raw: string): string[] => {
+    const entries = raw.split(',').map((entry) => entry.trim())
+    for (const entry of entries) {
+      const match = /^(?:\[([^\]]+)\]|([^:]+))(?::(\d{1,5}))?$/.exec(entry)
+      const bracketed = match?.[1]
+      const plain = match?.[2]
+      const port = match?.[3]
+      const hostOk =
+        (bracketed !== undefined && isIP(bracketed) === 6) ||
+        (plain !== undefined && isIP(plain) === 4) ||
+        (port === undefined && isIP(entry) === 6)
+      const portOk = port === undefined || (Number(port) >= 1 && Number(port) <= 65535)
+      if (!hostOk || !portOk) {
+        throw new ConfigError(
+          `${name}=${JSON.stringify(raw)}: ${JSON.stringify(entry)} is not an IP address with an optional port, e.g. 10.0.0.2, 10.0.0.2:5353, [::1]:53`,
         )
       }
     }
@@ -305,6 +344,11 @@ export function loadConfig(env: Env = process.env): Config {
       ),
       defaults.databaseDirectUrl,
     ),
+    databasePooler: read(
+      'DATABASE_POOLER',
+      oneOf('DATABASE_POOLER', ['transaction', 'none'] as const),
+      defaults.databasePooler,
+    ),
     eventsRetain: read(
       'EVENTS_RETAIN',
       integer('EVENTS_RETAIN', 1, 100_000_000),
@@ -319,6 +363,11 @@ export function loadConfig(env: Env = process.env): Config {
       'EVENTS_MAX_STREAMS',
       integer('EVENTS_MAX_STREAMS', 1, 1_000_000),
       defaults.eventsMaxStreams,
+    ),
+    eventsBufferBytes: read(
+      'EVENTS_BUFFER_BYTES',
+      integer('EVENTS_BUFFER_BYTES', 1024 * 1024, 1024 ** 4),
+      defaults.eventsBufferBytes,
     ),
     webhookTimeoutMs: read(
       'WEBHOOK_TIMEOUT_MS',
@@ -341,6 +390,11 @@ export function loadConfig(env: Env = process.env): Config {
         oneOf('WEBHOOK_ALLOW_PRIVATE', ['true', 'false'] as const),
         undefined,
       ) === 'true',
+    webhookDnsServers: read(
+      'WEBHOOK_DNS_SERVERS',
+      dnsServers('WEBHOOK_DNS_SERVERS'),
+      defaults.webhookDnsServers,
+    ),
     authFailuresMax: read(
       'AUTH_FAILURES_MAX',
       integer('AUTH_FAILURES_MAX', 1, 100_000),

@@ -157,6 +157,7 @@ async function createStores(
     url: config.databaseUrl,
     poolSize: config.databasePoolSize,
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    pooler: config.databasePooler,
   })
   let events: PgEventLog | undefined
   try {

@@ -26,9 +26,11 @@ describe('loadConfig', () => {
     assert.equal(config.databasePoolSize, 10)
     assert.equal(config.databaseStatementTimeoutMs, 5000)
     assert.equal(config.databaseDirectUrl, undefined)
+    assert.equal(config.databasePooler, undefined)
     assert.equal(config.eventsRetain, 100_000)
     assert.equal(config.eventsHeartbeatMs, 15_000)
     assert.equal(config.eventsMaxStreams, 10_000)
+    assert.equal(config.eventsBufferBytes, 67_108_864)
   })
 
   test('every setting is read', () => {
@@ -58,13 +60,16 @@ describe('loadConfig', () => {
       TLS_CERT_FILE: '/etc/tugas/cert.pem',
       TLS_KEY_FILE: '/etc/tugas/key.pem',
       DATABASE_DIRECT_URL: 'postgres://tugas:rahasia@db.internal:5432/tugas',
+      DATABASE_POOLER: 'transaction',
       EVENTS_RETAIN: '100000000',
       EVENTS_HEARTBEAT_MS: '1000',
       EVENTS_MAX_STREAMS: '1',
+      EVENTS_BUFFER_BYTES: '1099511627776',
       WEBHOOK_TIMEOUT_MS: '600000',
       WEBHOOK_RETRY_BASE_MS: '1',
       WEBHOOK_MAX_ATTEMPTS: '100',
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_DNS_SERVERS: '10.0.0.2, 10.0.0.3:5353,[fd00::53]:53, ::1',
       AUTH_FAILURES_MAX: '100000',
       TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,::1, fd00::/8',
     })
@@ -93,16 +98,25 @@ describe('loadConfig', () => {
       workers: 4,
       tls: { certFile: '/etc/tugas/cert.pem', keyFile: '/etc/tugas/key.pem' },
       databaseDirectUrl: 'postgres://tugas:rahasia@db.internal:5432/tugas',
+      databasePooler: 'transaction',
       eventsRetain: 100_000_000,
       eventsHeartbeatMs: 1000,
       eventsMaxStreams: 1,
+      eventsBufferBytes: 1_099_511_627_776,
       webhookTimeoutMs: 600_000,
       webhookRetryBaseMs: 1,
       webhookMaxAttempts: 100,
       webhookAllowPrivate: true,
+      webhookDnsServers: ['10.0.0.2', '10.0.0.3:5353', '[fd00::53]:53', '::1'],
       authFailuresMax: 100_000,
       trustProxy: ['10.0.0.0/8', '192.168.1.10', '::1', 'fd00::/8'],
     })
+  })
+
+  test('DATABASE_POOLER: transaction or none, as written; unset, found at the first connection', () => {
+    assert.equal(loadConfig({ DATABASE_POOLER: 'none' }).databasePooler, 'none')
+    assert.equal(loadConfig({ DATABASE_POOLER: 'transaction' }).databasePooler, 'transaction')
+    assert.equal(loadConfig({}).databasePooler, undefined)
   })
 
   const refused: [string, string][] = [
@@ -157,6 +171,9 @@ describe('loadConfig', () => {
     ['WORKERS', ''],
     ['DATABASE_DIRECT_URL', ''],
     ['DATABASE_DIRECT_URL', 'redis://127.0.0.1:6379'],
+    ['DATABASE_POOLER', ''],
+    ['DATABASE_POOLER', 'session'],
+    ['DATABASE_POOLER', 'Transaction'],
     ['EVENTS_RETAIN', '0'],
     ['EVENTS_RETAIN', '100000001'],
     ['EVENTS_RETAIN', '1e5'],
@@ -166,6 +183,9 @@ describe('loadConfig', () => {
     ['EVENTS_MAX_STREAMS', '0'],
     ['EVENTS_MAX_STREAMS', '1000001'],
     ['EVENTS_MAX_STREAMS', 'many'],
+    ['EVENTS_BUFFER_BYTES', '1048575'],
+    ['EVENTS_BUFFER_BYTES', '1099511627777'],
+    ['EVENTS_BUFFER_BYTES', '64MiB'],
     ['WEBHOOK_TIMEOUT_MS', '0'],
     ['WEBHOOK_TIMEOUT_MS', '600001'],
     ['WEBHOOK_RETRY_BASE_MS', '0'],
@@ -175,6 +195,14 @@ describe('loadConfig', () => {
     ['WEBHOOK_MAX_ATTEMPTS', '2.5'],
     ['WEBHOOK_ALLOW_PRIVATE', 'yes'],
     ['WEBHOOK_ALLOW_PRIVATE', 'TRUE'],
+    ['WEBHOOK_DNS_SERVERS', ''],
+    ['WEBHOOK_DNS_SERVERS', 'dns.internal'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2,'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2:0'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2:65536'],
+    ['WEBHOOK_DNS_SERVERS', '10.0.0.2:53:53'],
+    ['WEBHOOK_DNS_SERVERS', '[10.0.0.2]:53'],
+    ['WEBHOOK_DNS_SERVERS', '[fd00::53'],
     ['AUTH_FAILURES_MAX', '0'],
     ['AUTH_FAILURES_MAX', '100001'],
     ['TRUST_PROXY', ''],

@@ -1,14 +1,22 @@
 // Webhooks on PostgreSQL across processes (docs/webhooks.md#at-least-once): two deliverers on
-// one database never make the same attempt twice, and a delivery waiting out its backoff when
-// the process is killed (SIGKILL to its whole group) is made by the next process to start.
-// The second runs dist/: `npm run build` first (`npm test` does).
+// one database never make the same attempt twice, not even when the resolver never answers
+// (its time counts within the attempt's, so the claim outlives it), and a delivery waiting out
+// its backoff when the process is killed (SIGKILL to its whole group) is made by the next
+// process to start. The last runs dist/: `npm run build` first (`npm test` does).
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { Database } from '../src/store/postgres/database.js'
+import { createPostgresStores, EVENT_RENDERERS } from '../src/stores.js'
+import { PgEventLog } from '../src/surfaces/events/pg-store.js'
+import { Deliverer } from '../src/surfaces/webhooks/deliverer.js'
+import { PgWebhookStore } from '../src/surfaces/webhooks/pg-store.js'
+import { NameResolver } from '../src/surfaces/webhooks/resolver.js'
 import { testApp } from './support/helpers.js'
-import { freshDatabaseUrl, skipWithoutPostgres } from './support/postgres.js'
+import { freshDatabaseUrl, migratedSchema, skipWithoutPostgres } from './support/postgres.js'
 import { listening, npmStart } from './support/processes.js'
 import { answer, Receiver } from './support/receiver.js'
+import { SilentDns } from './support/silent-dns.js'
 import { ADMIN } from './support/supporting.js'
 
 const skip = await skipWithoutPostgres()
@@ -94,6 +102,87 @@ describe('webhooks on PostgreSQL, several processes', { skip }, () => {
       }
     } finally {
       for (const app of apps) await app.close()
+    }
+  })
+
+  test('a resolver that never answers: the attempt times out within its claim, no second process makes it', async () => {
+    const lease = await migratedSchema()
+    const dns = await SilentDns.start()
+    // Two processes' connections to one schema, one change feed telling both.
+    const dbs = [0, 1].map(
+      () => new Database({ url: lease.url, poolSize: 4, statementTimeoutMs: 5000 }),
+    )
+    const [db = dbs[0] as Database] = dbs
+    const events = new PgEventLog({
+      db,
+      sequencer: db.background('events'),
+      listenUrl: lease.directUrl,
+      retain: 1000,
+      renderers: EVENT_RENDERERS,
+    })
+    await events.start()
+    const stores = createPostgresStores(db, events)
+    const timeoutMs = 300
+    // Each claim held 100 ms past the timeout: a lookup that outlived the attempt's time would
+    // let the other deliverer, looking every 20 ms, claim the delivery again.
+    const deliverers = dbs.map(
+      (each) =>
+        new Deliverer({
+          store: new PgWebhookStore(each, events, EVENT_RENDERERS),
+          timeoutMs,
+          retryBaseMs: 60_000,
+          maxAttempts: 3,
+          allowPrivate: true,
+          resolver: new NameResolver([dns.server]),
+          leaseMarginMs: 100,
+          tickMs: 20,
+        }),
+    )
+    try {
+      for (const deliverer of deliverers) deliverer.start()
+      const hook = await stores.webhooks.create({
+        url: 'http://hook.example/',
+        types: ['tugas.*'],
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      })
+      await stores.tugas.create({ title: 'Nama tak terjawab', status: 'belum' })
+      // Four claims' length (each would have run out and been taken again), watching how many
+      // attempts the two make at once.
+      let most = 0
+      const watch = setInterval(() => {
+        most = Math.max(
+          most,
+          deliverers.reduce((sum, { inFlight }) => sum + inFlight, 0),
+        )
+      }, 5)
+      await new Promise((resolve) => setTimeout(resolve, 4 * (timeoutMs + 100)))
+      clearInterval(watch)
+      assert.equal(most, 1, 'attempts of the one delivery at once')
+      const kept = await stores.webhooks.attempts(hook.id)
+      assert.deepEqual(
+        kept.map(({ attempt, status_code, error, result }) => ({
+          attempt,
+          status_code,
+          error,
+          result,
+        })),
+        [
+          {
+            attempt: 1,
+            status_code: null,
+            error: 'timeout: the host did not resolve in time',
+            result: 'retrying',
+          },
+        ],
+      )
+      assert.ok((kept[0]?.duration_ms ?? 0) < timeoutMs + 100, `${kept[0]?.duration_ms} ms`)
+      assert.ok(dns.queries > 0)
+    } finally {
+      for (const deliverer of deliverers) await deliverer.close()
+      await events.close()
+      for (const each of dbs) await each.close()
+      await dns.close()
+      await lease.release()
     }
   })
 

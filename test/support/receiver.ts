@@ -1,7 +1,11 @@
 // A webhook receiver on loopback for the delivery tests: every request it gets, with when, and
 // each path's answers in turn (a path with none left, or none given, answers 204).
+import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import type { FastifyInstance } from 'fastify'
+import { call } from './helpers.js'
+import { ADMIN, bearer } from './supporting.js'
 
 export interface Received {
   path: string
@@ -96,4 +100,26 @@ export class Receiver {
     this.#server.closeAllConnections()
     await new Promise<void>((resolve) => this.#server.close(() => resolve()))
   }
+}
+
+/** A subscription as POST /webhooks answers it. */
+export interface Subscription {
+  id: number
+  secret: string
+}
+
+/** Subscribes `url` to `types` through the API, as the demo admin: 201 or the test fails. */
+export async function subscribe(
+  app: FastifyInstance,
+  url: string,
+  types: string[],
+): Promise<Subscription> {
+  const response = await call(app, {
+    method: 'POST',
+    url: '/webhooks',
+    headers: { ...bearer(ADMIN), 'content-type': 'application/json' },
+    payload: JSON.stringify({ url, types }),
+  })
+  assert.equal(response.statusCode, 201, response.body)
+  return response.json().data as Subscription
 }

@@ -33,6 +33,7 @@ const OWN_PROCESS = new Set([
   'test/metrics-workers.test.ts',
   'test/postgres-durability.test.ts',
   'test/postgres-events.test.ts',
+  'test/postgres-events-load.test.ts',
   'test/postgres-faults.test.ts',
   'test/postgres-numbering-schedules.test.ts',
   'test/rate-limit/limiter.contract.test.ts',
@@ -40,6 +41,7 @@ const OWN_PROCESS = new Set([
   'test/release-memory.test.ts',
   'test/surfaces/webhooks/isolation.test.ts',
   'test/surfaces/webhooks/resolver.test.ts',
+  'test/surfaces/events/memory-bound.test.ts',
   'test/two-instances.test.ts',
   'test/workers.test.ts',
 ])

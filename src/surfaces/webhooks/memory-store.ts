@@ -4,6 +4,7 @@ import { Signal } from '../events/listeners.js'
 import type { EventLog, StoredEvent } from '../events/store.js'
 import {
   ATTEMPTS_KEPT,
+  type ClaimLimits,
   type DeliveryAttempt,
   type DueDelivery,
   type NewWebhook,
@@ -43,6 +44,8 @@ export class MemoryWebhookStore implements WebhookStore {
   readonly #attempts = new Map<number, DeliveryAttempt[]>()
   /** In the order they were queued. */
   readonly #pending = new Map<number, Pending>()
+  /** The same, by subscription: a claim looks at each subscription's own (docs/webhooks.md#isolation). */
+  readonly #pendingOf = new Map<number, Map<number, Pending>>()
   #nextKey = 1
   readonly #queued = new Signal()
 
@@ -50,26 +53,31 @@ export class MemoryWebhookStore implements WebhookStore {
     log: EventLog,
     private readonly maxPending: number,
     private readonly now: () => Date = () => new Date(),
+    /** When deliveries are due, in milliseconds: a test moves it on rather than waiting. */
+    private readonly clock: () => number = Date.now,
   ) {
     log.subscribe((events) => this.#queue(events))
   }
 
   #queue(events: StoredEvent[]): void {
     if (this.#webhooks.list().length === 0) return
-    const now = Date.now()
+    const now = this.clock()
     let queued = 0
     for (const event of events) {
       for (const webhook of this.#webhooks.list()) {
         if (!webhook.selects.has(event.type)) continue
         const key = this.#nextKey++
-        this.#pending.set(key, {
+        const pending = {
           key,
           webhookId: webhook.id,
           eventId: event.id,
           body: event.json,
           attempts: 0,
           dueAt: now,
-        })
+        }
+        this.#pending.set(key, pending)
+        const own = this.#pendingOf.get(webhook.id) ?? new Map<number, Pending>()
+        this.#pendingOf.set(webhook.id, own.set(key, pending))
         queued += 1
       }
     }
@@ -78,8 +86,8 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   #dropOldest(): void {
-    const [key, pending] = this.#pending.entries().next().value as [number, Pending]
-    this.#pending.delete(key)
+    const [, pending] = this.#pending.entries().next().value as [number, Pending]
+    this.#forget(pending)
     this.#keep(pending.webhookId, {
       event_id: pending.eventId,
       // The attempt that will not be made.
@@ -112,25 +120,42 @@ export class MemoryWebhookStore implements WebhookStore {
   async delete(id: number): Promise<boolean> {
     if (!this.#webhooks.delete(id)) return false
     this.#attempts.delete(id)
-    for (const [key, pending] of this.#pending) {
-      if (pending.webhookId === id) this.#pending.delete(key)
-    }
+    for (const key of this.#pendingOf.get(id)?.keys() ?? []) this.#pending.delete(key)
+    this.#pendingOf.delete(id)
     return true
+  }
+
+  #forget({ key, webhookId }: Pending): void {
+    this.#pending.delete(key)
+    const own = this.#pendingOf.get(webhookId)
+    own?.delete(key)
+    if (own?.size === 0) this.#pendingOf.delete(webhookId)
   }
 
   async attempts(id: number): Promise<DeliveryAttempt[]> {
     return (this.#attempts.get(id) ?? []).slice(-ATTEMPTS_KEPT).reverse()
   }
 
-  async claim(limit: number, leaseMs: number): Promise<DueDelivery[]> {
-    const now = Date.now()
-    const due: DueDelivery[] = []
-    for (const pending of this.#pending.values()) {
-      if (due.length >= limit) break
-      const webhook = this.#webhooks.get(pending.webhookId)
-      if (pending.dueAt > now || webhook === undefined) continue
+  async claim({ leaseMs, perSubscription, held, shared }: ClaimLimits): Promise<DueDelivery[]> {
+    const now = this.clock()
+    const own: Pending[] = []
+    const more: Pending[] = []
+    for (const [webhookId, pending] of this.#pendingOf) {
+      const holding = held.get(webhookId) ?? 0
+      let room = perSubscription - holding
+      for (const delivery of pending.values()) {
+        if (room <= 0) break
+        if (delivery.dueAt > now) continue
+        ;(holding === 0 && room === perSubscription ? own : more).push(delivery)
+        room -= 1
+      }
+    }
+    more.sort((a, b) => a.dueAt - b.dueAt)
+    const claimed = [...own, ...more.slice(0, shared)]
+    return claimed.map((pending) => {
+      const webhook = this.#webhooks.get(pending.webhookId) as Subscription
       pending.dueAt = now + leaseMs
-      due.push({
+      return {
         key: pending.key,
         webhookId: webhook.id,
         url: webhook.url,
@@ -138,9 +163,8 @@ export class MemoryWebhookStore implements WebhookStore {
         eventId: pending.eventId,
         attempt: pending.attempts + 1,
         body: pending.body,
-      })
-    }
-    return due
+      }
+    })
   }
 
   async record(attempts: readonly RecordedAttempt[]): Promise<void> {
@@ -148,10 +172,10 @@ export class MemoryWebhookStore implements WebhookStore {
     for (const { due, attempt, retryInMs } of attempts) {
       const pending = this.#pending.get(due.key)
       if (pending === undefined) continue
-      if (retryInMs === undefined) this.#pending.delete(due.key)
+      if (retryInMs === undefined) this.#forget(pending)
       else {
         pending.attempts = due.attempt
-        pending.dueAt = Date.now() + retryInMs
+        pending.dueAt = this.clock() + retryInMs
       }
       this.#keep(due.webhookId, { ...attempt, time })
     }

@@ -3,6 +3,7 @@ import type { EventRenderers, OutboxEvent, PgEventLog } from '../events/pg-store
 import { renderEvent } from '../events/pg-store.js'
 import {
   ATTEMPTS_KEPT,
+  type ClaimLimits,
   type DeliveryAttempt,
   type DueDelivery,
   type NewWebhook,
@@ -87,19 +88,35 @@ export class PgWebhookStore implements WebhookStore {
     return rows.map(({ time, ...attempt }) => ({ ...attempt, time: time.toISOString() }))
   }
 
-  async claim(limit: number, leaseMs: number): Promise<DueDelivery[]> {
-    // Rows another process is claiming are skipped, and one it has claimed is no longer due.
+  async claim({ leaseMs, perSubscription, held, shared }: ClaimLimits): Promise<DueDelivery[]> {
+    // Each subscription's oldest due, up to its room, by its index (migrations/009), locked
+    // with SKIP LOCKED: rows another process is claiming are skipped, and one it has claimed
+    // is no longer due. Then the first of each subscription that holds none, and the oldest of
+    // the rest up to the shared room (docs/webhooks.md#isolation). now(), fixed for the
+    // statement, not clock_timestamp(): the index finds them.
     const { rows } = await this.db.query<DueRow>(
-      `UPDATE webhook_deliveries d SET next_at = clock_timestamp() + $2 * interval '1 ms'
+      `WITH room AS (
+         SELECT w.id AS webhook_id, $3 - coalesce(h.held, 0) AS room, coalesce(h.held, 0) = 0 AS idle
+         FROM webhooks w
+         LEFT JOIN unnest($4::bigint[], $5::integer[]) AS h (webhook_id, held) ON h.webhook_id = w.id
+         WHERE coalesce(h.held, 0) < $3),
+       candidates AS (
+         SELECT c.id, c.next_at, room.idle AND c.n = 1 AS own
+         FROM room CROSS JOIN LATERAL (
+           SELECT id, next_at, row_number() OVER (ORDER BY next_at, id) AS n FROM (
+             SELECT id, next_at FROM webhook_deliveries
+             WHERE webhook_id = room.webhook_id AND next_at <= now()
+             ORDER BY next_at LIMIT room.room FOR UPDATE SKIP LOCKED) locked) c),
+       chosen AS (
+         SELECT id FROM candidates WHERE own
+         UNION ALL
+         (SELECT id FROM candidates WHERE NOT own ORDER BY next_at, id LIMIT $1))
+       UPDATE webhook_deliveries d SET next_at = clock_timestamp() + $2 * interval '1 ms'
        FROM webhooks w
-       WHERE d.id IN (
-           -- now(), fixed for the statement, not clock_timestamp(): the index finds them.
-           SELECT id FROM webhook_deliveries WHERE next_at <= now()
-           ORDER BY next_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-         AND w.id = d.webhook_id
+       WHERE d.id IN (SELECT id FROM chosen) AND w.id = d.webhook_id
        RETURNING d.id AS key, d.webhook_id, w.url, w.secret, d.attempts + 1 AS attempt,
          d.event_id AS id, d.type, d.subject, d.time, d.data`,
-      [limit, leaseMs],
+      [shared, leaseMs, perSubscription, [...held.keys()], [...held.values()]],
     )
     return rows.map((row) => ({
       key: row.key,

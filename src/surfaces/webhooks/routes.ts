@@ -7,6 +7,7 @@ import type { CredentialStore } from '../supporting/access/store.js'
 import { sentBody } from '../supporting/e2.js'
 import { failures, idParameter, notFound, pathId, supportingErrors } from '../supporting/errors.js'
 import { readOne } from '../supporting/read-one.js'
+import type { Lookup } from './address.js'
 import { checkNewWebhook } from './rules.js'
 import {
   CreatedWebhook,
@@ -24,6 +25,8 @@ export interface WebhookRouteOptions {
   credentials: CredentialStore
   /** WEBHOOK_ALLOW_PRIVATE: URLs on private networks are taken (development, tests). */
   allowPrivate: boolean
+  /** How a URL's host is looked up: as a delivery does, within WEBHOOK_TIMEOUT_MS. */
+  lookup: Lookup
 }
 
 const taggedWebhook = taggedItem<Webhook>({
@@ -39,6 +42,7 @@ export function webhookRoutes({
   store,
   credentials,
   allowPrivate,
+  lookup,
 }: WebhookRouteOptions): RouteSpec[] {
   const routes: RouteSpec[] = [
     {
@@ -67,7 +71,7 @@ export function webhookRoutes({
         ...failures.body,
       },
       async handler(request, reply) {
-        const fields = await checkNewWebhook(sentBody(request), allowPrivate)
+        const fields = await checkNewWebhook(sentBody(request), allowPrivate, lookup)
         const secret = newSecret()
         const { id, url, types, created_at } = await store.create({ ...fields, secret })
         created(reply, `/webhooks/${id}`)

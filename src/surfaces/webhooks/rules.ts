@@ -1,7 +1,7 @@
 import { selectedTypes } from '../../store/events.js'
 import { validationError } from '../supporting/e2.js'
 import { bodyFields } from '../supporting/fields.js'
-import { resolveDestination } from './address.js'
+import { type Lookup, resolveDestination } from './address.js'
 import { TYPE_NAMES } from './schemas.js'
 
 /** The longest URL a subscription takes. */
@@ -12,6 +12,7 @@ export const webhookViolations = {
   private:
     'url must not be or resolve to a loopback, private, link-local, unique-local or unspecified address',
   unresolved: 'url host does not resolve to any address',
+  timeout: 'url host did not resolve in time',
   types: `types is required: a non-empty array of event types or <resource>.*: ${TYPE_NAMES.join(', ')}`,
 } as const
 
@@ -24,19 +25,20 @@ function webhookUrl(value: unknown): URL | undefined {
 
 /**
  * `url` an http or https URL whose host is not and does not resolve to a private address
- * (unless `allowPrivate`), `types` a non-empty array of types or `<resource>.*`. Every
- * violation is reported at once: 400 `VALIDATION_ERROR`.
+ * (unless `allowPrivate`), looked up as a delivery does, `types` a non-empty array of types or
+ * `<resource>.*`. Every violation is reported at once: 400 `VALIDATION_ERROR`.
  */
 export async function checkNewWebhook(
   body: unknown,
   allowPrivate: boolean,
+  lookup: Lookup,
 ): Promise<{ url: string; types: string[] }> {
   const read = bodyFields(body)
   const violations: Record<string, string> = {}
   const url = webhookUrl(read('url'))
   if (url === undefined) violations.url = webhookViolations.url
   else {
-    const destination = await resolveDestination(url.hostname, allowPrivate)
+    const destination = await resolveDestination(url.hostname, allowPrivate, lookup)
     if ('refused' in destination) violations.url = webhookViolations[destination.refused]
   }
   const types = read('types')

@@ -44,11 +44,30 @@ export interface DueDelivery {
   body: string
 }
 
+/**
+ * How many deliveries a process may claim (docs/webhooks.md#isolation): each subscription gets
+ * at most `perSubscription` in flight, and its first one always (a subscription with none in
+ * flight is never held back by others); every other one comes out of `shared`.
+ */
+export interface ClaimLimits {
+  /** How long each claimed delivery is held for this process. */
+  leaseMs: number
+  /** At most this many of one subscription in flight in this process. */
+  perSubscription: number
+  /** This process's attempts in flight, by subscription id. */
+  held: ReadonlyMap<number, number>
+  /** At most this many beyond the first of each subscription that holds none. */
+  shared: number
+}
+
 /** An attempt made, to record. */
 export interface RecordedAttempt {
   due: DueDelivery
   attempt: Omit<DeliveryAttempt, 'time'>
-  /** Undefined: the delivery is over; otherwise it is due again in this many milliseconds. */
+  /**
+   * Undefined: the delivery is over; otherwise it is due again in this many milliseconds (at
+   * most a day, backoff.ts).
+   */
   retryInMs?: number
 }
 
@@ -69,11 +88,12 @@ export interface WebhookStore {
   /** The subscription's most recent attempts (ATTEMPTS_KEPT at most), newest first. */
   attempts(id: number): Promise<DeliveryAttempt[]>
   /**
-   * Up to `limit` deliveries due now, each held for this process for `leaseMs`: no other
-   * claims it meanwhile, and once the lease is over (the process died during the attempt) it
-   * is due again.
+   * Deliveries due now, as many as `limits` allow, each held for this process for
+   * `limits.leaseMs`: no other claims it meanwhile, and once the lease is over (the process
+   * died during the attempt) it is due again. The oldest due first within each subscription
+   * and within the shared ones.
    */
-  claim(limit: number, leaseMs: number): Promise<DueDelivery[]>
+  claim(limits: ClaimLimits): Promise<DueDelivery[]>
   /**
    * Records attempts, each of its delivery: `retryInMs` undefined ends the delivery (delivered
    * or failed), otherwise it is due again that many milliseconds from now. Several at once: one

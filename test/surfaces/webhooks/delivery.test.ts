@@ -11,7 +11,12 @@ import { after, before, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import { call, storesOf, testApp } from '../../support/helpers.js'
-import { answer, Receiver } from '../../support/receiver.js'
+import {
+  answer,
+  Receiver,
+  type Subscription,
+  subscribe as subscribeTo,
+} from '../../support/receiver.js'
 import { ADMIN, bearer } from '../../support/supporting.js'
 
 const admin = { ...bearer(ADMIN), 'content-type': 'application/json' }
@@ -25,21 +30,8 @@ before(async () => {
 })
 after(() => receiver.close())
 
-interface Subscription {
-  id: number
-  secret: string
-}
-
-async function subscribe(app: FastifyInstance, path: string, types: string[]) {
-  const response = await call(app, {
-    method: 'POST',
-    url: '/webhooks',
-    headers: admin,
-    payload: JSON.stringify({ url: receiver.url(path), types }),
-  })
-  assert.equal(response.statusCode, 201, response.body)
-  return response.json().data as Subscription
-}
+const subscribe = (app: FastifyInstance, path: string, types: string[]) =>
+  subscribeTo(app, receiver.url(path), types)
 
 const unsubscribe = (app: FastifyInstance, { id }: Subscription) =>
   call(app, { method: 'DELETE', url: `/webhooks/${id}`, headers: admin })

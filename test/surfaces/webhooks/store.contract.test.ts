@@ -12,6 +12,7 @@ import { MemoryWebhookStore } from '../../../src/surfaces/webhooks/memory-store.
 import { PgWebhookStore } from '../../../src/surfaces/webhooks/pg-store.js'
 import {
   ATTEMPTS_KEPT,
+  type ClaimLimits,
   type DueDelivery,
   type WebhookStore,
 } from '../../../src/surfaces/webhooks/store.js'
@@ -20,11 +21,23 @@ import { forEachStore } from '../../support/stores.js'
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
 const LEASE_MS = 60_000
 
+/** None in flight: `count` of each subscription at most, and `count` beyond their firsts. */
+const upTo = (count: number, leaseMs = LEASE_MS): ClaimLimits => ({
+  leaseMs,
+  perSubscription: count,
+  held: new Map(),
+  shared: count,
+})
+
+/** Claims as upTo(count) allows: `count` at most of one subscription. */
+const claim = (store: WebhookStore, count: number, leaseMs = LEASE_MS) =>
+  store.claim(upTo(count, leaseMs))
+
 /** Claims until `count` deliveries are due (the PostgreSQL sequencer numbers after commit). */
 async function due(store: WebhookStore, count: number, leaseMs = LEASE_MS): Promise<DueDelivery[]> {
   const claimed: DueDelivery[] = []
   for (let waited = 0; waited < 10_000 && claimed.length < count; waited += 20) {
-    claimed.push(...(await store.claim(count - claimed.length, leaseMs)))
+    claimed.push(...(await claim(store, count - claimed.length, leaseMs)))
     if (claimed.length < count) await new Promise((resolve) => setTimeout(resolve, 20))
   }
   return claimed
@@ -89,7 +102,7 @@ await forEachStore('the webhook store', (kind) => {
     assert.equal(claimed.length, 3)
     // Nothing more: the event before the subscriptions, and the other types, have none.
     await new Promise((resolve) => setTimeout(resolve, 100))
-    assert.deepEqual(await webhooks.claim(10, LEASE_MS), [])
+    assert.deepEqual(await claim(webhooks, 10), [])
     const [first, second] = await stores.events.after(1, 2)
     const expected = [
       [all.id, first],
@@ -119,9 +132,9 @@ await forEachStore('the webhook store', (kind) => {
     await newTask(stores, 'Disewa')
     const [held] = await due(stores.webhooks, 1, 300)
     assert.ok(held)
-    assert.deepEqual(await stores.webhooks.claim(10, 300), [])
+    assert.deepEqual(await claim(stores.webhooks, 10, 300), [])
     await new Promise((resolve) => setTimeout(resolve, 400))
-    const [again] = await stores.webhooks.claim(10, 300)
+    const [again] = await claim(stores.webhooks, 10, 300)
     // Unrecorded (the process died during it): the same attempt is made again.
     assert.deepEqual(again, held)
   })
@@ -139,15 +152,15 @@ await forEachStore('the webhook store', (kind) => {
     await stores.webhooks.record([
       { due: first, attempt: attempt(first, 'retrying'), retryInMs: 300 },
     ])
-    assert.deepEqual(await stores.webhooks.claim(10, LEASE_MS), [])
+    assert.deepEqual(await claim(stores.webhooks, 10), [])
     await new Promise((resolve) => setTimeout(resolve, 400))
-    const [second] = await stores.webhooks.claim(10, LEASE_MS)
+    const [second] = await claim(stores.webhooks, 10)
     assert.deepEqual(second, { ...first, attempt: 2 })
     await stores.webhooks.record([
       { due: second as DueDelivery, attempt: attempt(second as DueDelivery, 'delivered', 204) },
     ])
     await new Promise((resolve) => setTimeout(resolve, 100))
-    assert.deepEqual(await stores.webhooks.claim(10, 0), [])
+    assert.deepEqual(await claim(stores.webhooks, 10, 0), [])
     const kept = await stores.webhooks.attempts(webhook.id)
     assert.deepEqual(
       kept.map(({ attempt, status_code, error, duration_ms, result, event_id }) => ({
@@ -223,11 +236,62 @@ await forEachStore('the webhook store', (kind) => {
     await newTask(stores, 'Dua')
     await new Promise((resolve) => setTimeout(resolve, 200))
     assert.equal(await stores.webhooks.delete(webhook.id), true)
-    assert.deepEqual(await stores.webhooks.claim(10, LEASE_MS), [])
+    assert.deepEqual(await claim(stores.webhooks, 10), [])
     assert.deepEqual(await stores.webhooks.attempts(webhook.id), [])
     // A record arriving after the deletion keeps nothing.
     await stores.webhooks.record([{ due: delivery, attempt: attempt(delivery, 'delivered', 200) }])
     assert.deepEqual(await stores.webhooks.attempts(webhook.id), [])
+  })
+
+  test("a claim takes up to each subscription's room, and the first of one holding none always", async () => {
+    const stores = await kind.fresh()
+    const subscribed = await Promise.all(
+      [
+        ['busy', 'todos.*'],
+        ['one', 'tugas.*'],
+        ['two', 'tugas.*'],
+      ].map(([name, type]) =>
+        stores.webhooks.create({
+          url: `http://${name}.example/`,
+          types: [type as string],
+          secret: SECRET,
+        }),
+      ),
+    )
+    const [busy = 0, ...others] = subscribed.map(({ id }) => id)
+    for (let i = 0; i < 20; i++) await stores.todos.create({ title: `Todo ${i}`, done: false })
+    await newTask(stores, 'Satu')
+    await newTask(stores, 'Dua')
+    // Every delivery queued (24; PostgreSQL numbers after commit): seen by claims that let go
+    // at once (a lease of 0).
+    for (let waited = 0; (await claim(stores.webhooks, 30, 0)).length < 24; waited += 20) {
+      assert.ok(waited < 10_000, 'all 24 deliveries queued')
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const seen = new Set<number>()
+    /** How many a claim with these limits takes of each subscription, each held from then on. */
+    const taken = async (held: [number, number][], shared: number) => {
+      const claimed = await stores.webhooks.claim({
+        leaseMs: LEASE_MS,
+        perSubscription: 4,
+        held: new Map(held),
+        shared,
+      })
+      for (const { key } of claimed) {
+        assert.ok(!seen.has(key), 'a delivery held is not claimed again')
+        seen.add(key)
+      }
+      return [busy, ...others].map((id) => claimed.filter((d) => d.webhookId === id).length)
+    }
+    // The busy one at its room: none of it, and the others' first even with no shared room.
+    assert.deepEqual(await taken([[busy, 4]], 0), [0, 1, 1])
+    assert.deepEqual(await taken([[busy, 4]], 10), [0, 1, 1])
+    // Holding none: its first, whatever the shared room.
+    assert.deepEqual(await taken([], 0), [1, 0, 0])
+    // Holding some: the rest of its room, out of the shared room.
+    assert.deepEqual(await taken([[busy, 1]], 2), [2, 0, 0])
+    assert.deepEqual(await taken([[busy, 3]], 10), [1, 0, 0])
+    assert.deepEqual(await taken([[busy, 4]], 10), [0, 0, 0])
   })
 
   test('the deliverer is told when deliveries are queued', async () => {
@@ -266,9 +330,7 @@ await forEachStore('the webhook store', (kind) => {
         const claimed: DueDelivery[] = []
         for (let round = 0; round < 40 && claimed.length < count; round++) {
           const batches = await Promise.all(
-            [stores.webhooks, rival, stores.webhooks, rival].map((store) =>
-              store.claim(3, LEASE_MS),
-            ),
+            [stores.webhooks, rival, stores.webhooks, rival].map((store) => claim(store, 3)),
           )
           claimed.push(...batches.flat())
           if (batches.flat().length === 0) await new Promise((resolve) => setTimeout(resolve, 25))
@@ -292,7 +354,7 @@ test('the memory store keeps at most maxPending deliveries: the oldest dropped, 
     events.publish({ type: 'todos.deleted', subject: String(id), data: { id } })
   }
   await new Promise((resolve) => setImmediate(resolve))
-  const claimed = await webhooks.claim(10, LEASE_MS)
+  const claimed = await claim(webhooks, 10)
   assert.deepEqual(
     claimed.map(({ eventId }) => eventId),
     [2, 3],

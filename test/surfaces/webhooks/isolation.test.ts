@@ -1,0 +1,82 @@
+// Isolation (docs/webhooks.md#isolation): while one subscription has 150 deliveries pending to
+// a receiver that accepts and never answers (its attempts waiting out a long timeout), another
+// subscription's delivery is attempted within one second of its event: in memory, and on
+// PostgreSQL with two processes delivering from one schema.
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../../../src/config.js'
+import { call, testApp } from '../../support/helpers.js'
+import { freshDatabaseUrl, skipWithoutPostgres } from '../../support/postgres.js'
+import { answer, Receiver, subscribe } from '../../support/receiver.js'
+
+const json = { 'content-type': 'application/json' }
+const PENDING = 150
+/** Far beyond the test: an attempt to the dead receiver holds its slot all along. */
+const TIMEOUT_MS = 120_000
+
+let receiver: Receiver
+before(async () => {
+  receiver = await Receiver.start()
+})
+after(() => receiver?.close())
+
+/**
+ * `apps` (one, or several on one database) deliver 150 todos' events to a receiver that never
+ * answers; then a task's event, to another subscription, arrives within a second of its write.
+ */
+async function isolated(apps: FastifyInstance[], dead: string, live: string) {
+  const [first = apps[0] as FastifyInstance] = apps
+  receiver.answers(dead, ...Array.from({ length: PENDING * 2 }, () => answer.silent()))
+  await subscribe(first, receiver.url(dead), ['todos.*'])
+  await subscribe(first, receiver.url(live), ['tugas.created'])
+  for (let i = 0; i < PENDING; i++) {
+    const app = apps[i % apps.length] as FastifyInstance
+    const todo = await call(app, {
+      method: 'POST',
+      url: '/todos',
+      headers: json,
+      payload: JSON.stringify({ title: `Todo ${i}` }),
+    })
+    assert.equal(todo.statusCode, 201)
+  }
+  // The dead receiver holds attempts in flight (every process's share) before the event comes.
+  await receiver.until(dead, 16 * apps.length, 5000)
+  const task = await call(first, {
+    method: 'POST',
+    url: '/tugas',
+    headers: json,
+    payload: JSON.stringify({ title: 'Tidak tertahan', status: 'belum' }),
+  })
+  assert.equal(task.statusCode, 201)
+  const written = performance.now()
+  const [delivery] = await receiver.until(live, 1, 5000)
+  const waited = (delivery?.at ?? Number.POSITIVE_INFINITY) - written
+  assert.ok(waited < 1000, `delivered ${Math.round(waited)} ms after the write`)
+  // The dead one's deliveries are still pending or in flight: none was given up.
+  assert.ok(receiver.at(dead).length < PENDING, `${receiver.at(dead).length} attempts to it`)
+}
+
+const settings: Partial<Config> = { webhookAllowPrivate: true, webhookTimeoutMs: TIMEOUT_MS }
+
+test('memory: 150 pending to a receiver that never answers hold back no other subscription', async () => {
+  const app = await testApp({ config: settings })
+  await isolated([app], '/dead-memory', '/live-memory')
+})
+
+const skip = await skipWithoutPostgres()
+
+describe('PostgreSQL', { skip }, () => {
+  test('two processes: 150 pending to a receiver that never answers hold back no other subscription', async () => {
+    const databaseUrl = await freshDatabaseUrl()
+    const apps: FastifyInstance[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        apps.push(await testApp({ config: { ...settings, databaseUrl }, closedBy: 'caller' }))
+      }
+      await isolated(apps, '/dead-postgres', '/live-postgres')
+    } finally {
+      for (const app of apps) await app.close()
+    }
+  })
+})
