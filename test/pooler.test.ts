@@ -1,6 +1,7 @@
 // PostgreSQL behind PgBouncer in transaction pooling mode (docs/operating.md#behind-a-connection-pooler):
 // what start-up finds there, and, in the pooler pass (`npm run test:pooler`), that the tests'
 // databases really are reached through it, so that the pass's other files prove what they say.
+// DATABASE_POOLER, when set, is taken at its word instead of what start-up finds.
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { defaults } from '../src/config.js'
@@ -20,7 +21,51 @@ import {
   skipWithoutPostgres,
 } from './support/postgres.js'
 
-const skip = (await skipWithoutPostgres()) || skipWithoutPgbouncer()
+const skipPostgres = await skipWithoutPostgres()
+const skip = skipPostgres || skipWithoutPgbouncer()
+
+/** The statements prepared by name on the one connection of `database` (pool size 1). */
+async function namedStatements(database: Database): Promise<number> {
+  await database.query('SELECT $1::int AS n', [1])
+  // Without values: sent unnamed, so it does not count itself.
+  const { rows } = await database.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM pg_prepared_statements',
+  )
+  return rows[0]?.n ?? -1
+}
+
+describe('DATABASE_POOLER=transaction on a direct connection', { skip: skipPostgres }, () => {
+  test('taken at its word: statements unnamed, and start-up says so', async () => {
+    const { url } = await freshDirectSchema()
+    for (const [pooler, expected] of [
+      [undefined, false],
+      ['transaction', true],
+    ] as const) {
+      const database = new Database({ url, poolSize: 1, statementTimeoutMs: 5000, pooler })
+      try {
+        assert.deepEqual(await database.start(), { pooler: expected }, `pooler ${pooler}`)
+        const named = await namedStatements(database)
+        assert.ok(expected ? named === 0 : named > 0, `pooler ${pooler}: ${named} named`)
+      } finally {
+        await database.close()
+      }
+    }
+    const config = { ...defaults, logLevel: 'silent' as const, databaseUrl: url }
+    const infrastructure = await createInfrastructure(
+      { ...config, databasePooler: 'transaction' },
+      demoSeed,
+    )
+    try {
+      // As behind a pooler: the timeout warned about, and no LISTEN on DATABASE_URL.
+      const [timeout, listener, ...more] = infrastructure.warnings
+      assert.match(timeout ?? '', /^DATABASE_URL: a connection pooler, which does not pass/)
+      assert.match(listener ?? '', /^DATABASE_URL: a connection pooler and no DATABASE_DIRECT_URL/)
+      assert.deepEqual(more, [])
+    } finally {
+      await infrastructure.close()
+    }
+  })
+})
 
 describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, () => {
   let pgbouncer: Pgbouncer
@@ -122,6 +167,16 @@ describe('PostgreSQL through PgBouncer in transaction pooling mode', { skip }, (
         Array.from({ length: 20 }, (_, i) => i),
       )
       assert.deepEqual(await database.start(), { pooler: true })
+    } finally {
+      await database.close()
+    }
+  })
+
+  test('DATABASE_POOLER=none through it: taken at its word, statements named', async () => {
+    const database = new Database({ url, poolSize: 1, statementTimeoutMs: 5000, pooler: 'none' })
+    try {
+      assert.deepEqual(await database.start(), { pooler: false })
+      assert.ok((await namedStatements(database)) > 0)
     } finally {
       await database.close()
     }

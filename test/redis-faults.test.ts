@@ -91,6 +91,16 @@ describe('Redis out of reach at run time', { skip: await skipWithoutRedis() }, (
           ).statusCode,
           200,
         )
+        // The throttle of failed credentials lets them through uncounted: 401, each of its
+        // check and count waiting half a second at most (docs/decisions.md).
+        const started = performance.now()
+        const unknown = await app.inject({
+          method: 'GET',
+          url: '/profil',
+          headers: { authorization: 'Bearer tidak-dikenal' },
+        })
+        assert.equal(unknown.statusCode, 401)
+        assert.ok(performance.now() - started < 1500, 'an unknown credential answered within 1.5 s')
         const ready = await app.inject({ method: 'GET', url: '/health/ready' })
         assert.equal(ready.statusCode, 503)
         assert.equal(ready.json().checks.redis, 'unavailable')

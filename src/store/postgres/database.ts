@@ -6,6 +6,11 @@ export interface DatabaseOptions {
   url: string
   poolSize: number
   statementTimeoutMs: number
+  /**
+   * What `url` reaches, as the operator says (DATABASE_POOLER): a transaction-pooling proxy,
+   * or not. Undefined: found at the first connection (see `#detect`).
+   */
+  pooler?: 'transaction' | 'none' | undefined
 }
 
 // Ids and counts are bigint columns kept within the safe integers: numbers, not strings.
@@ -74,6 +79,7 @@ export class Database implements Queryable {
   /**
    * Whether statements go as named prepared statements: once the first connection shows the
    * server is PostgreSQL itself, not a pooler (see `#detect`); until then, and behind one, not.
+   * With `pooler` given, as it says from the start.
    */
   #named = false
   #detecting: Promise<void> | undefined
@@ -82,6 +88,11 @@ export class Database implements Queryable {
   constructor(options: DatabaseOptions) {
     this.#options = options
     this.#pool = this.#newPool()
+    if (options.pooler !== undefined) {
+      // Told, not guessed: nothing to find out at the first connection.
+      this.#named = options.pooler === 'none'
+      this.#detecting = Promise.resolve()
+    }
   }
 
   #newPool(): pg.Pool {
@@ -165,9 +176,9 @@ export class Database implements Queryable {
   }
 
   /**
-   * Opens a first connection and finds what the server is. `pooler`: the connections go
-   * through a transaction-pooling proxy, so the service's statement timeout is not in force
-   * and statements are not named.
+   * Opens a first connection and finds what the server is, unless `pooler` says. `pooler`: the
+   * connections go through a transaction-pooling proxy, so the service's statement timeout is
+   * not in force and statements are not named.
    */
   async start(): Promise<{ pooler: boolean }> {
     await this.#onPool((pool) => pool.query('SELECT 1'))

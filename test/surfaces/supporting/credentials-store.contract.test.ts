@@ -2,9 +2,13 @@
 // by exact secret, the ref as the SHA-256 of the secret in hex, secrets of any Unicode text.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { test } from 'node:test'
+import { describe, test } from 'node:test'
 import { demoSeed, parseSeed } from '../../../src/seed.js'
 import type { Identity } from '../../../src/surfaces/supporting/access/identity.js'
+import {
+  MemoryCredentialStore,
+  REVOKED_KEPT,
+} from '../../../src/surfaces/supporting/access/memory-store.js'
 import type { CredentialStore } from '../../../src/surfaces/supporting/access/store.js'
 import { forEachStore, type StoreKind, tryMutate } from '../../support/stores.js'
 import { ADMIN, BUDI, SITI } from '../../support/supporting.js'
@@ -275,5 +279,67 @@ await forEachStore('CredentialStore, managed at run time', (kind) => {
     const outcomes = await Promise.all([store.revoke(a.id), store.revoke(b.id)])
     assert.deepEqual([...outcomes].sort(), ['last-admin', 'revoked'])
     assert.equal((await store.list()).filter(({ peran }) => peran === 'admin').length, 1)
+  })
+
+  test('a revoked credential is told apart as revoked, and its id is never given again', async () => {
+    const store = (await kind.fresh(clock().now)).credentials
+    const user = (secret: string) =>
+      store.create({ secret, nama: secret, peran: 'user', kedaluwarsa: null })
+    await store.add(ADMIN, { nama: 'admin', peran: 'admin' })
+    const gone = await user('dicabut')
+    assert.equal(await store.revoke(gone.id), 'revoked')
+    assert.equal(await store.whyRefused('dicabut'), 'revoked')
+    assert.equal(await store.whyRefused('tidak-pernah-ada'), 'unknown')
+    const next = await user('baru')
+    assert.equal(next.id, gone.id + 1)
+    assert.deepEqual(
+      (await store.list()).map(({ id }) => id),
+      [1, next.id],
+    )
+  })
+})
+
+describe('MemoryCredentialStore: one map keyed by the digest', () => {
+  test('a lookup does not grow with the table: 20,000 credentials cost what one does', async () => {
+    const one = new MemoryCredentialStore()
+    await one.add('satu', { nama: 'satu', peran: 'user' })
+    const many = new MemoryCredentialStore()
+    for (let n = 0; n < 20_000; n++)
+      await many.add(`rahasia-${n}`, { nama: `n${n}`, peran: 'user' })
+    // The best of three runs of 2,000 lookups (unknown secrets, the slowest case), each.
+    const lookups = async (store: MemoryCredentialStore) => {
+      let best = Number.POSITIVE_INFINITY
+      for (let run = 0; run < 3; run++) {
+        const started = performance.now()
+        for (let n = 0; n < 2000; n++) await store.identify(`salah-${n}`)
+        best = Math.min(best, performance.now() - started)
+      }
+      return best
+    }
+    await lookups(one)
+    const [small, large] = [await lookups(one), await lookups(many)]
+    assert.ok(large < small * 5 + 5, `${large.toFixed(1)} ms against ${small.toFixed(1)} ms`)
+  })
+
+  test(`revoked credentials are removed: only the latest ${REVOKED_KEPT} digests are remembered`, async () => {
+    const store = new MemoryCredentialStore()
+    await store.add(ADMIN, { nama: 'admin', peran: 'admin' })
+    for (let n = 0; n <= REVOKED_KEPT; n++) {
+      const { id } = await store.create({
+        secret: `r${n}`,
+        nama: 'r',
+        peran: 'user',
+        kedaluwarsa: null,
+      })
+      assert.equal(await store.revoke(id), 'revoked')
+    }
+    assert.equal(await store.whyRefused('r0'), 'unknown', 'the oldest is forgotten')
+    assert.equal(await store.whyRefused('r1'), 'revoked')
+    assert.equal(await store.whyRefused(`r${REVOKED_KEPT}`), 'revoked')
+    assert.equal(await store.identify(`r${REVOKED_KEPT}`), undefined)
+    assert.deepEqual(
+      (await store.list()).map(({ id }) => id),
+      [1],
+    )
   })
 })

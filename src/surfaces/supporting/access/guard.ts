@@ -7,6 +7,7 @@ import type {
 import { headerValue } from '../../../http/headers.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import { failures, forbidden, missingApiKey, tooManyFailures, unauthenticated } from '../errors.js'
+import { throttleKey } from './client-address.js'
 import type { Identity } from './identity.js'
 import { isAllowed } from './policy.js'
 import type { Credential, CredentialStore, RefusalReason } from './store.js'
@@ -39,7 +40,7 @@ function apiKey(request: FastifyRequest): Presented {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** The count of failed credentials per client address (throttle.ts); the app sets it. */
+    /** The count of failed credentials per client (throttle.ts); the app sets it. */
     authThrottle?: AuthThrottle
     /** Credentialed requests refused, by reason (`/metrics`); the app sets it. */
     refusedCredentials?: Map<RefusalReason | 'throttled', number>
@@ -68,17 +69,30 @@ export function credentialOf(request: FastifyRequest): Credential {
 }
 
 /**
- * The credential a request presents, unless its address has failed too often of late: then 429
- * with `Retry-After`, whatever the credential. An unknown, revoked or expired one is counted
- * against the address (docs/supporting.md#guessing-credentials-throttled).
+ * Whether a request carries a credential for the throttle: any `Authorization`, whatever its
+ * scheme, or an `X-API-Key` (docs/decisions.md#guessing-credentials-throttled).
+ */
+const carriesCredential = ({ headers }: FastifyRequest) =>
+  headers.authorization !== undefined || headers['x-api-key'] !== undefined
+
+/**
+ * The credential a request presents (undefined: none usable), unless its client has failed too
+ * often of late: then 429 with `Retry-After`, whatever it carries. An unknown, revoked or
+ * expired one is counted against the client, and is itself 429 when the count its failure
+ * brought is past the limit (docs/supporting.md#guessing-credentials-throttled).
  */
 export function identifyThrottled(
   request: FastifyRequest,
   reply: FastifyReply,
   store: CredentialStore,
-  presented: NonNullable<Presented>,
+  presented: Presented,
 ): Promise<Credential | undefined> {
-  const asked = request.server?.authThrottle?.retryAfter(request.ip) ?? 0
+  const throttle = request.server?.authThrottle
+  if (throttle === undefined || !carriesCredential(request)) {
+    return presented === undefined ? Promise.resolve(undefined) : store.identify(presented.secret)
+  }
+  const client = throttleKey(request.ip)
+  const asked = throttle.retryAfter(client)
   // The store's own promise where nothing need be waited for: a layer of promises per
   // credentialed request is measurable.
   if (typeof asked === 'number') return identifyAfter(asked, request, reply, store, presented)
@@ -90,27 +104,35 @@ function identifyAfter(
   request: FastifyRequest,
   reply: FastifyReply,
   store: CredentialStore,
-  presented: NonNullable<Presented>,
+  presented: Presented,
 ): Promise<Credential | undefined> {
-  if (wait > 0) {
-    countRefused(request, 'throttled')
-    reply.header('retry-after', String(wait))
-    return Promise.reject(tooManyFailures(wait))
-  }
+  if (wait > 0) return throttled(request, reply, wait)
+  if (presented === undefined) return Promise.resolve(undefined)
   return store
     .identify(presented.secret)
     .then((credential) =>
-      credential === undefined ? refused(request, store, presented.secret) : credential,
+      credential === undefined ? refused(request, reply, store, presented.secret) : credential,
     )
 }
 
-/** Counts an unknown, revoked or expired credential against the address, and why. */
+function throttled(request: FastifyRequest, reply: FastifyReply, wait: number): Promise<never> {
+  countRefused(request, 'throttled')
+  reply.header('retry-after', String(wait))
+  return Promise.reject(tooManyFailures(wait))
+}
+
+/**
+ * Counts an unknown, revoked or expired credential against the client, and why; 429 when this
+ * failure is past the limit, whatever concurrent requests were told before it.
+ */
 async function refused(
   request: FastifyRequest,
+  reply: FastifyReply,
   store: CredentialStore,
   secret: string,
 ): Promise<undefined> {
-  await request.server?.authThrottle?.failed(request.ip)
+  const wait = (await request.server?.authThrottle?.failed(throttleKey(request.ip))) ?? 0
+  if (wait > 0) return throttled(request, reply, wait)
   if (request.server?.refusedCredentials !== undefined) {
     countRefused(request, await store.whyRefused(secret))
   }
@@ -135,11 +157,10 @@ export function accessHook(
 ): onRequestAsyncHookHandler {
   return async (request, reply) => {
     const presented = options.apiKeyOnly ? apiKey(request) : presentedCredential(request)
-    if (presented === undefined && options.apiKeyOnly) {
-      throw missingApiKey()
+    const credential = await identifyThrottled(request, reply, store, presented)
+    if (credential === undefined) {
+      throw presented === undefined && options.apiKeyOnly ? missingApiKey() : unauthenticated()
     }
-    const credential = presented && (await identifyThrottled(request, reply, store, presented))
-    if (credential === undefined) throw unauthenticated()
     if (!isAllowed(credential.identity.peran, endpoint)) {
       throw forbidden(credential.identity, endpoint)
     }

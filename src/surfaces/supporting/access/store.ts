@@ -52,13 +52,17 @@ export interface CredentialStore {
   /**
    * Removes it, unless it is the last admin credential that has not expired (`last-admin`):
    * atomically, so that two revocations at once cannot remove the last two. Its digest is kept,
-   * out of sight, so that a later use of it is told apart (`revoked`).
+   * out of sight, so that a later use of it is told apart (`revoked`): in memory only the latest
+   * revoked ones' (docs/decisions.md#credentials-managed-at-run-time). Its id is never reused.
    */
   revoke(id: number): Promise<Revocation>
 }
 
 /** What every store keeps in place of a secret, and the credential's `ref` (in hex). */
 export const secretDigest = (secret: string) => hash('sha256', secret, 'buffer')
+
+/** The same digest in lowercase hex, as the credential's `ref` and the memory store's key. */
+export const secretDigestHex = (secret: string) => hash('sha256', secret, 'hex')
 
 /** How often one process writes a credential's `last_used_at` at most. */
 export const USE_NOTED_EVERY_MS = 1000
