@@ -12,7 +12,19 @@ export function countType(counts: Map<EventType, number>, type: EventType): void
  */
 export class Listeners {
   readonly #listeners = new Set<(events: StoredEvent[]) => void>()
-  newest = 0
+  #newest = 0
+
+  /**
+   * The newest id passed on, or noted as given out while no one listened: it never moves back,
+   * so that a stream opened now, which starts after it, is never given an event from before.
+   */
+  get newest(): number {
+    return this.#newest
+  }
+
+  set newest(id: number) {
+    if (id > this.#newest) this.#newest = id
+  }
 
   /** Whether anyone listens: when not, nothing need be read. */
   get listening(): boolean {
@@ -24,13 +36,18 @@ export class Listeners {
     return () => this.#listeners.delete(listener)
   }
 
+  /** Passes `events` on, but for those at or below `newest` (read before it moved past them). */
   emit(events: StoredEvent[]): void {
-    const last = events.at(-1)
+    const fresh =
+      (events[0]?.id ?? 0) > this.#newest
+        ? events
+        : events.filter((event) => event.id > this.#newest)
+    const last = fresh.at(-1)
     if (last === undefined) return
-    this.newest = last.id
+    this.#newest = last.id
     for (const listener of this.#listeners) {
       try {
-        listener(events)
+        listener(fresh)
       } catch {
         // The others are not held up.
       }

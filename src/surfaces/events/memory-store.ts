@@ -64,8 +64,9 @@ export class MemoryEventLog implements EventLog {
     return this.#listeners.subscribe(listener)
   }
 
+  /** The newest id given, passed on yet or not: a stream opened now starts after it. */
   get newest(): number {
-    return this.#listeners.newest
+    return this.#lastId
   }
 
   async close(): Promise<void> {}

@@ -266,8 +266,10 @@ export class PgEventLog implements EventLog {
     return this.#queued.subscribe(listener)
   }
 
+  /** The newest id numbered as far as this process knows: a stream opened now starts after it,
+   * also while the events up to it are still being read for the streams already open. */
   get newest(): number {
-    return this.#listeners.newest
+    return Math.max(this.#listeners.newest, this.#announced)
   }
 
   async close(): Promise<void> {

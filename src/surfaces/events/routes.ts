@@ -64,10 +64,26 @@ async function callerOf(
   credentials: CredentialStore,
 ): Promise<Identity | undefined> {
   const presented = presentedCredential(request)
-  if (presented === undefined) return undefined
+  // Asked even with no usable credential: another scheme alone is 429 once throttled.
   const credential = await identifyThrottled(request, reply, credentials, presented)
-  if (credential === undefined) throw unauthenticated()
-  return credential.identity
+  if (credential !== undefined) return credential.identity
+  if (presented === undefined) return undefined
+  throw unauthenticated()
+}
+
+/**
+ * Asks again whether the credential a stream was opened with still holds: the store's own
+ * lookup, which honours a revocation or expiry everywhere within a second; not counted as a
+ * failure from the client's address. Undefined when none was sent.
+ */
+function credentialCheck(
+  request: FastifyRequest,
+  credentials: CredentialStore,
+): StreamOptions['credentialHolds'] {
+  const presented = presentedCredential(request)
+  if (presented === undefined) return undefined
+  const { secret } = presented
+  return async () => (await credentials.identify(secret)) !== undefined
 }
 
 /**
@@ -158,31 +174,39 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
       async handler(request, reply) {
         const identity = await callerOf(request, reply, credentials)
         const { after, types } = streamQuery(request)
-        if (streams.size >= options.maxStreams) {
+        // Checked and taken in one step: requests at the same instant cannot all pass.
+        if (!streams.reserve(options.maxStreams)) {
           reply.header('retry-after', '1')
           throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'too many open event streams')
         }
-        const headers = {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-store',
-          // Proxies that buffer answers (nginx) send each event as it comes.
-          'x-accel-buffering': 'no',
+        try {
+          const headers = {
+            'content-type': 'text/event-stream; charset=utf-8',
+            'cache-control': 'no-store',
+            // Proxies that buffer answers (nginx) send each event as it comes.
+            'x-accel-buffering': 'no',
+          }
+          // HEAD: the stream's headers, and no stream left open behind them.
+          if (request.method === 'HEAD') return reply.headers(headers).send('')
+          const stream = new EventStream({
+            log,
+            types,
+            identity,
+            credentialHolds: identity && credentialCheck(request, credentials),
+            after,
+            heartbeatMs: options.heartbeatMs,
+            response: responseOf(reply),
+            budget: streams.budget,
+          })
+          await stream.open()
+          streams.add(stream)
+          reply.headers(headers).send(stream.body)
+          void stream.replay()
+          return reply
+        } finally {
+          // Counted as open from here on (or it failed to open).
+          streams.release()
         }
-        // HEAD: the stream's headers, and no stream left open behind them.
-        if (request.method === 'HEAD') return reply.headers(headers).send('')
-        const stream = new EventStream({
-          log,
-          types,
-          identity,
-          after,
-          heartbeatMs: options.heartbeatMs,
-          response: responseOf(reply),
-        })
-        await stream.open()
-        streams.add(stream)
-        reply.headers(headers).send(stream.body)
-        void stream.replay()
-        return reply
       },
     },
   ]

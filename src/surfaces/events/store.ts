@@ -31,7 +31,10 @@ export interface EventLog {
   subscribe(listener: (events: StoredEvent[]) => void): () => void
   /** Events published by this process's writes, by type (metrics). */
   readonly publishedByType: ReadonlyMap<EventType, number>
-  /** The newest id this process has passed to its listeners (0 when none). */
+  /**
+   * The newest id this process knows was given out, at least the newest it has passed to its
+   * listeners (0 when none): a stream opened without `after` starts after it. Never moves back.
+   */
   readonly newest: number
   /** Stops what the log runs in the background. */
   close(): Promise<void>

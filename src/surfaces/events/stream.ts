@@ -1,23 +1,45 @@
-import { once } from 'node:events'
 import { PassThrough } from 'node:stream'
 import type { EventType } from '../../store/events.js'
 import type { Identity } from '../supporting/access/identity.js'
+import { type Holder, StreamBudget } from './budget.js'
 import type { EventLog, StoredEvent } from './store.js'
 
-/** Data waiting for a client beyond which its stream is closed (docs/events.md#limits). */
+/** Bytes waiting for a client beyond which its stream is closed (docs/events.md#limits). */
 export const SLOW_READER_BYTES = 1024 * 1024
 
 /**
- * The streams one app has open. Once the app starts closing, every open one is closed, and one
- * opened after (a request that arrived meanwhile) ends right after its first line: a stream
- * must never hold the drain up.
+ * The streams one app has open, and the bytes waiting for them together (`budget`). Once the
+ * app starts closing, every open one is closed, and one opened after (a request that arrived
+ * meanwhile) ends right after its first line: a stream must never hold the drain up.
  */
 export class OpenStreams {
   readonly #open = new Set<EventStream>()
+  /** Places taken by streams still opening: counted from the check on, before any await. */
+  #reserved = 0
   #closing = false
+  readonly budget: StreamBudget
+
+  constructor(bufferBytes: number) {
+    this.budget = new StreamBudget(bufferBytes)
+  }
 
   get size(): number {
-    return this.#open.size
+    return this.#open.size + this.#reserved
+  }
+
+  /**
+   * Takes a place for a stream about to open, unless `max` are taken: in one step, so that
+   * streams opened at the same instant cannot all pass the check. Give it back with `release`
+   * once the stream is added (or failed to open).
+   */
+  reserve(max: number): boolean {
+    if (this.size >= max) return false
+    this.#reserved += 1
+    return true
+  }
+
+  release(): void {
+    this.#reserved -= 1
   }
 
   add(stream: EventStream): void {
@@ -35,16 +57,30 @@ export class OpenStreams {
   }
 }
 
-/** Each event's frame, made once for every stream that sends it. */
-const frames = new WeakMap<StoredEvent, string>()
+/**
+ * Each event's frame as bytes, made once and shared by every stream that sends it, as is a
+ * whole batch's (docs/events.md#memory): what waits for many clients is held once.
+ */
+const frames = new WeakMap<StoredEvent, Buffer>()
+const batches = new WeakMap<readonly StoredEvent[], Buffer>()
 
-function frameOf(event: StoredEvent): string {
+function frameOf(event: StoredEvent): Buffer {
   let frame = frames.get(event)
   if (frame === undefined) {
-    frame = `id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`
+    frame = Buffer.from(`id: ${event.id}\nevent: ${event.type}\ndata: ${event.json}\n\n`)
     frames.set(event, frame)
   }
   return frame
+}
+
+function batchOf(events: readonly StoredEvent[]): Buffer {
+  let batch = batches.get(events)
+  if (batch === undefined) {
+    batch =
+      events.length === 1 ? frameOf(events[0] as StoredEvent) : Buffer.concat(events.map(frameOf))
+    batches.set(events, batch)
+  }
+  return batch
 }
 
 /** The `reset` event before `oldest`: the events before it are gone. */
@@ -61,11 +97,19 @@ export interface StreamOptions {
   types: ReadonlySet<EventType> | undefined
   /** Who opened it: `dokumen.*` events only to who may read that document. */
   identity: Identity | undefined
+  /**
+   * Whether the credential it was opened with is still valid (neither revoked nor expired):
+   * asked before each `dokumen.*` event it would send (docs/events.md#credentials-on-open-streams).
+   * Undefined: opened without one.
+   */
+  credentialHolds?: () => Promise<boolean>
   /** Resume after this id (Last-Event-ID or `after`); live only when undefined. */
   after: number | undefined
   heartbeatMs: number
   /** What the stream is written to: the bytes waiting in it, and dropping it at once. */
   response: { waiting(): number; abort(): void }
+  /** The bytes waiting for every stream of the process together (EVENTS_BUFFER_BYTES). */
+  budget?: StreamBudget
 }
 
 /**
@@ -73,9 +117,10 @@ export interface StreamOptions {
  * (or a `reset` first when some are no longer kept), then sends each event as the log passes
  * it on, each once and in order; a keep-alive comment after `heartbeatMs` without one. The
  * replay waits for the client to read; a live event never waits, and a client that lets more
- * than SLOW_READER_BYTES wait is closed.
+ * than SLOW_READER_BYTES wait is closed, as are the streams holding the most once all of them
+ * together hold more than the budget.
  */
-export class EventStream {
+export class EventStream implements Holder {
   readonly body = new PassThrough()
   /** The newest id sent or skipped: nothing at or below it is sent again. */
   #last = 0
@@ -84,12 +129,20 @@ export class EventStream {
   /** Their size; past SLOW_READER_BYTES they are dropped and read from the log again. */
   #heldBytes = 0
   #dropped = false
+  /** Events passed on while the credential is asked about: sent, in order, once it holds. */
+  #checking: StoredEvent[] | undefined
   #stop: () => void = () => {}
   #heartbeat: NodeJS.Timeout | undefined
   #closed = false
 
   constructor(private readonly options: StreamOptions) {
     this.body.on('close', () => this.close())
+  }
+
+  /** The bytes written and not yet taken by the client's connection, as sent. */
+  get holding(): number {
+    const body = this.body
+    return body.writableLength + body.readableLength + this.options.response.waiting()
   }
 
   /**
@@ -102,8 +155,9 @@ export class EventStream {
     this.#heartbeat.unref()
     this.#write('retry: 2000\n\n')
     if (after === undefined) {
+      // Everything the log has given out so far is before this stream: none of it is sent.
       this.#last = log.newest
-      this.#stop = log.subscribe((events) => this.#send(events))
+      this.#stop = log.subscribe((events) => this.#deliver(events))
       return
     }
     // Listening first, so that what is passed on while the replay reads is held, not missed.
@@ -125,13 +179,13 @@ export class EventStream {
   /**
    * Sends the kept events after where `open` found the stream starts, as fast as the client
    * reads them, then what was passed on meanwhile. A log that cannot be read closes the stream
-   * (the client resumes).
+   * (the client resumes), as does a credential that no longer holds.
    */
   async replay(): Promise<void> {
     try {
       for (;;) {
         const events = await this.options.log.after(this.#last, CATCH_UP_BATCH)
-        if (this.#closed) return
+        if (this.#closed || !(await this.#mayShow(events))) return
         for (const event of events) {
           if (this.#sent(event) && this.body.writableNeedDrain) await this.#drained()
         }
@@ -147,17 +201,17 @@ export class EventStream {
     }
     const held = this.#held ?? []
     this.#held = undefined
-    this.#send(held)
+    this.#deliver(held)
   }
 
   #passed(events: StoredEvent[]): void {
     if (this.#held === undefined) {
-      this.#send(events)
+      this.#deliver(events)
       return
     }
     for (const event of events) {
       this.#held.push(event)
-      this.#heldBytes += event.json.length
+      this.#heldBytes += frameOf(event).length
     }
     if (this.#heldBytes > SLOW_READER_BYTES) {
       this.#held = []
@@ -166,35 +220,105 @@ export class EventStream {
     }
   }
 
-  /** Resolves once the body has room again, or is closed. */
-  async #drained(): Promise<void> {
-    await Promise.race([once(this.body, 'drain'), once(this.body, 'close')])
+  /**
+   * Sends live events in order: at once, unless one is a `dokumen.*` event this stream would
+   * show, which waits for its credential to be asked about (and every event after it waits
+   * behind it).
+   */
+  #deliver(events: StoredEvent[]): void {
+    if (this.#closed) return
+    if (this.#checking !== undefined) {
+      for (const event of events) this.#checking.push(event)
+      return
+    }
+    if (!this.#asksCredential(events)) {
+      this.#send(events)
+      return
+    }
+    this.#checking = [...events]
+    void this.#checkThenSend()
   }
 
-  /** Sends a batch the log passed on in one write: one per batch, not per event and stream. */
-  #send(events: StoredEvent[]): void {
-    let text = ''
-    for (const event of events) text += this.#frames(event)
-    if (text !== '') this.#write(text)
-  }
-
-  /** Sends `event` unless it was already passed or is not for this stream: whether it wrote. */
-  #sent(event: StoredEvent): boolean {
-    const text = this.#frames(event)
-    if (text !== '') this.#write(text)
-    return text !== ''
+  async #checkThenSend(): Promise<void> {
+    for (let events = this.#checking; events !== undefined && events.length > 0; ) {
+      this.#checking = []
+      // Asked after every one of `events` was written: a revocation more than a second before
+      // any of them is seen (docs/events.md#credentials-on-open-streams).
+      if (!(await this.#mayShow(events))) return
+      this.#send(events)
+      events = this.#checking
+    }
+    this.#checking = undefined
   }
 
   /**
-   * What `event` adds to the stream: nothing when it was already passed or is not for this
-   * stream; a reset before it when ids jump (consecutive ids: the events between were
-   * forgotten, EVENTS_RETAIN, before this process read them).
+   * Whether `events` may be sent as far as the credential goes: asked only when one of them is
+   * a `dokumen.*` event this stream would show; when it no longer holds (or the store cannot
+   * say), the stream is closed and the client, reconnecting, gets the 401 (or 503).
    */
-  #frames(event: StoredEvent): string {
-    if (event.id <= this.#last) return ''
-    const reset = event.id > this.#last + 1 ? resetFrame(event.id) : ''
+  async #mayShow(events: StoredEvent[]): Promise<boolean> {
+    if (!this.#asksCredential(events)) return true
+    let holds = false
+    try {
+      holds = (await this.options.credentialHolds?.()) ?? true
+    } catch {
+      // The store away: nothing is sent on a credential not confirmed.
+    }
+    if (!holds) this.close()
+    return holds && !this.#closed
+  }
+
+  #asksCredential(events: StoredEvent[]): boolean {
+    if (this.options.credentialHolds === undefined) return false
+    return events.some(
+      (event) => event.id > this.#last && event.type.startsWith('dokumen.') && this.#shows(event),
+    )
+  }
+
+  /** Resolves once the body has room again, or is closed; leaves no listener behind. */
+  #drained(): Promise<void> {
+    const body = this.body
+    return new Promise((resolve) => {
+      const done = () => {
+        body.off('drain', done)
+        body.off('close', done)
+        resolve()
+      }
+      body.on('drain', done)
+      body.on('close', done)
+    })
+  }
+
+  /**
+   * Sends a batch the log passed on: in one write, shared with every stream that sends all of
+   * it, when it follows on from the last id sent and this stream shows each of its events.
+   */
+  #send(events: StoredEvent[]): void {
+    const first = events[0]
+    const last = events.at(-1)
+    if (first === undefined || last === undefined) return
+    const whole =
+      first.id === this.#last + 1 &&
+      last.id - first.id === events.length - 1 &&
+      events.every((event) => this.#shows(event))
+    if (whole) {
+      this.#last = last.id
+      this.#write(batchOf(events))
+    } else for (const event of events) this.#sent(event)
+  }
+
+  /**
+   * Sends `event` unless it was already passed or is not for this stream (whether it wrote);
+   * a reset before it when ids jump (consecutive ids: the events between were forgotten,
+   * EVENTS_RETAIN, before this process read them).
+   */
+  #sent(event: StoredEvent): boolean {
+    if (event.id <= this.#last) return false
+    if (event.id > this.#last + 1) this.#write(resetFrame(event.id))
     this.#last = event.id
-    return this.#shows(event) ? reset + frameOf(event) : reset
+    if (!this.#shows(event)) return false
+    this.#write(frameOf(event))
+    return true
   }
 
   /** The `reset` event: what follows starts at `oldest`, the events before it are gone. */
@@ -214,28 +338,41 @@ export class EventStream {
     this.#write(': keep-alive\n\n')
   }
 
-  #write(text: string): void {
+  #write(chunk: string | Buffer): void {
     if (this.#closed) return
-    this.body.write(text)
+    this.body.write(chunk)
     this.#heartbeat?.refresh()
-    // While replaying, the replay waits for the client instead.
-    if (this.#held !== undefined) return
-    const body = this.body
-    const waiting = body.writableLength + body.readableLength + this.options.response.waiting()
-    // A client that does not read: dropped, its memory released (it resumes with Last-Event-ID).
-    if (waiting > SLOW_READER_BYTES) {
-      this.options.response.abort()
-      body.destroy()
-    }
+    const holding = this.holding
+    // A client that does not read: dropped, its memory released (it resumes with
+    // Last-Event-ID). While replaying, the replay waits for the client instead.
+    if (this.#held === undefined && holding > SLOW_READER_BYTES) this.drop()
+    else this.options.budget?.note(this, holding)
   }
 
-  /** Ends it: the response completes. */
-  close(): void {
-    if (this.#closed) return
+  /** Stops listening and sending: whether it was still open. */
+  #release(): boolean {
+    if (this.#closed) return false
     this.#closed = true
     clearTimeout(this.#heartbeat)
     this.#stop()
     this.#held = undefined
-    this.body.end()
+    this.#checking = undefined
+    this.options.budget?.forget(this)
+    return true
+  }
+
+  /** Ends it: the response completes. */
+  close(): void {
+    if (this.#release()) this.body.end()
+  }
+
+  /**
+   * Drops it at once, what waits for its client included: a reset of the connection, which
+   * the client learns as soon as it reads.
+   */
+  drop(): void {
+    if (!this.#release()) return
+    this.options.response.abort()
+    this.body.destroy()
   }
 }

@@ -287,3 +287,79 @@ test('closing the app ends open streams at once, so the drain is not held up', a
   await Promise.all(streams.map((stream) => stream.ended))
   assert.ok(Date.now() - started < 2000, `closing took ${Date.now() - started} ms`)
 })
+
+test('two hundred streams opened at once with EVENTS_MAX_STREAMS=100: exactly 100 open, 100 are 503', async () => {
+  const { app, url } = await listeningApp({ config: { eventsMaxStreams: 100 } })
+  // Finding where a resumed stream starts takes a while: the streams opening meanwhile all
+  // pass a check that only counts the streams already open.
+  const log = storesOf(app).events
+  const bounds = log.bounds.bind(log)
+  log.bounds = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    return bounds()
+  }
+  const streams = await Promise.all(
+    Array.from({ length: 200 }, () => openStream(`${url}/events?after=0`)),
+  )
+  const statuses = streams.map((stream) => stream.status)
+  for (const stream of streams) stream.close()
+  assert.equal(statuses.filter((status) => status === 200).length, 100)
+  assert.equal(statuses.filter((status) => status === 503).length, 100)
+})
+
+test('a revoked and an expired credential: no dokumen event written a second after reaches their streams', async () => {
+  const { url } = await listeningApp()
+  const credential = async (kedaluwarsa?: string) => {
+    const created = await send(
+      `${url}/kredensial`,
+      'POST',
+      { nama: 'Pengamat', peran: 'admin', ...(kedaluwarsa && { kedaluwarsa }) },
+      admin,
+    )
+    assert.equal(created.status, 201)
+    return created.body.data as { id: number; secret: string }
+  }
+  const expiresAt = Date.now() + 1500
+  const [revoked, expiring] = await Promise.all([
+    credential(),
+    credential(new Date(expiresAt).toISOString()),
+  ])
+  const bearer = ({ secret }: { secret: string }) => ({ authorization: `Bearer ${secret}` })
+  const streams = [
+    await openStream(`${url}/events`, bearer(revoked)),
+    await openStream(`${url}/events`, bearer(expiring)),
+  ]
+  // While both credentials hold, both streams see a document's event.
+  assert.equal((await send(`${url}/dokumen/1`, 'DELETE', undefined, admin)).status, 204)
+  for (const stream of streams) {
+    await stream.until((frames) => eventsOf(frames).some((f) => f.event === 'dokumen.deleted'))
+  }
+  const revokedAt = Date.now()
+  assert.equal(
+    (await send(`${url}/kredensial/${revoked.id}`, 'DELETE', undefined, admin)).status,
+    204,
+  )
+  const wait = Math.max(revokedAt, expiresAt) + 1100 - Date.now()
+  await new Promise((resolve) => setTimeout(resolve, wait))
+  assert.equal((await send(`${url}/dokumen/3`, 'DELETE', undefined, admin)).status, 204)
+  await createTask(url, 'Penanda')
+  for (const stream of streams) {
+    // Ended, or at least past the document's event without it.
+    const marked = stream.until(
+      (frames) => eventsOf(frames).some((f) => f.event === 'tugas.created'),
+      1500,
+    )
+    await Promise.race([stream.ended, marked.catch(() => {})])
+    stream.close()
+    const subjects = eventsOf(stream.frames)
+      .filter((frame) => frame.event === 'dokumen.deleted')
+      .map((frame) => dataOf(frame).subject)
+    assert.deepEqual(subjects, ['1'])
+  }
+  // Reconnecting with either: 401.
+  for (const gone of [revoked, expiring]) {
+    const again = await fetch(`${url}/events`, { headers: bearer(gone) })
+    assert.equal(again.status, 401)
+    assert.equal(await codeOf(again), 'UNAUTHENTICATED')
+  }
+})

@@ -1,0 +1,135 @@
+// EVENTS_BUFFER_BYTES on the real process (dist/main.js, as `npm start` runs it; on PostgreSQL in
+// the PostgreSQL pass): hundreds of streams whose clients never read while thousands of large
+// events are written. The service's resident memory stays within the budget plus a fixed
+// margin, the streams holding the most are dropped, a stream that reads goes on, and GET
+// /tugas/1 stays fast. Needs a process of its own (OWN_PROCESS): it times requests.
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { connect, type Socket } from 'node:net'
+import { after, test } from 'node:test'
+import { setTimeout as pause } from 'node:timers/promises'
+import { TEST_STORE } from '../../support/helpers.js'
+import { freshDatabaseUrl } from '../../support/postgres.js'
+import { listening } from '../../support/processes.js'
+import { openStream } from '../../support/sse.js'
+
+const root = new URL('../../..', import.meta.url).pathname
+const BUDGET = 8 * 1024 * 1024
+/**
+ * What the process grows by besides the streams' data: the garbage of the writes and the heap
+ * that grows with it, as with no stream open (docs/events.md#memory).
+ */
+const MARGIN = 96 * 1024 * 1024
+const STALLED = 300
+const EVENTS = 1500
+const TITLE_BYTES = 16 * 1024
+
+const children: ChildProcess[] = []
+const sockets: Socket[] = []
+after(() => {
+  for (const socket of sockets) socket.destroy()
+  for (const child of children) child.kill('SIGKILL')
+})
+
+/** The service's resident memory in bytes, from the kernel's view of the process. */
+function residentBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]) * 1024
+}
+
+/** A client that asks for the stream and never reads a byte of it. */
+function stalledStream(port: number): Socket {
+  const socket = connect(port, '127.0.0.1')
+  // Paused before it connects: nothing is ever read from the kernel.
+  socket.pause()
+  socket.on('error', () => {})
+  socket.write('GET /events HTTP/1.1\r\nhost: 127.0.0.1\r\naccept: text/event-stream\r\n\r\n')
+  sockets.push(socket)
+  return socket
+}
+
+async function openStreams(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  return Number(/^tugas_event_streams (\d+)$/m.exec(text)?.[1])
+}
+
+test('streams that never read hold at most EVENTS_BUFFER_BYTES together; GET /tugas/1 stays fast', async () => {
+  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'dist/main.js'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      EVENTS_BUFFER_BYTES: String(BUDGET),
+      EVENTS_RETAIN: '100',
+      ...(TEST_STORE === 'postgres' && { DATABASE_URL: await freshDatabaseUrl() }),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  children.push(child)
+  const url = await listening(child, [])
+  const port = Number(new URL(url).port)
+  const pid = child.pid as number
+
+  const put = (title: string) =>
+    fetch(`${url}/todos/1`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title }),
+    }).then((response) => response.arrayBuffer())
+  await fetch(`${url}/todos`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'Awal' }),
+  })
+  const reading = await openStream(`${url}/events?types=todos.*`)
+  after(() => reading.close())
+  for (let n = 0; n < STALLED; n += 1) stalledStream(port)
+  while ((await openStreams(url)) < STALLED + 1) await pause(20)
+  // Warmed up on small events, then the baseline.
+  for (let n = 0; n < 100; n += 1) await put(`Pemanasan ${n}`)
+  const baseline = residentBytes(pid)
+
+  let peak = baseline
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, residentBytes(pid))
+  }, 20)
+  const latencies: number[] = []
+  let writing = true
+  const prober = (async () => {
+    while (writing) {
+      const started = performance.now()
+      await (await fetch(`${url}/tugas/1`)).arrayBuffer()
+      latencies.push(performance.now() - started)
+      await pause(25)
+    }
+  })()
+  const filler = 'x'.repeat(TITLE_BYTES)
+  let next = 0
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let n = next++; n < EVENTS; n = next++) await put(`${n} ${filler}`)
+    }),
+  )
+  writing = false
+  await prober
+  await put('Akhir')
+  await reading.until((frames) => frames.some((frame) => frame.data?.includes('"title":"Akhir"')))
+  clearInterval(sampler)
+  peak = Math.max(peak, residentBytes(pid))
+  const remaining = await openStreams(url)
+
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+  latencies.sort((a, b) => a - b)
+  const slowest = latencies.at(-1) ?? 0
+  const median = latencies[Math.floor(latencies.length / 2)] ?? 0
+  // The figures, for the record when it fails.
+  const seen = `baseline ${mib(baseline)}, peak ${mib(peak)}, streams left ${remaining}, GET /tugas/1 median ${median.toFixed(1)} ms, slowest ${slowest.toFixed(1)} ms`
+  assert.ok(peak - baseline <= BUDGET + MARGIN, seen)
+  // The stalled streams were dropped; the one that reads was not.
+  assert.ok(remaining < STALLED / 2, seen)
+  assert.ok(median < 50, seen)
+  assert.ok(slowest < 1000, seen)
+})
