@@ -1,0 +1,205 @@
+// The change feed under load across processes (decisions.md 9, "Nothing lost, nothing
+// renamed"): three services (`npm start`, dist/; one with WORKERS=2) on one PostgreSQL
+// database, two dozen writers on surfaces A, B and C sending concurrently for a while, a
+// stream open on two of the services. Both streams carry one sequence, the event of every
+// acknowledged write exactly once and nothing else. Then the same with PostgreSQL crashed
+// (`pg_ctl stop -m immediate`, then started) in the middle: every acknowledged write still has
+// its event, and every id a stream received names the same event when replayed after. The
+// database is a private cluster (test/support/private-postgres.ts), so the crash disturbs no
+// other test. LOAD_SECONDS (default 10) sets how long each phase writes.
+// Runs dist/: `npm run build` first (`npm test` does).
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { setTimeout as pause } from 'node:timers/promises'
+import { freePort } from './support/ports.js'
+import { skipWithoutPostgres } from './support/postgres.js'
+import {
+  type PrivatePostgres,
+  privatePostgres,
+  skipWithoutPrivatePostgres,
+} from './support/private-postgres.js'
+import { npmStart, send } from './support/processes.js'
+import { freshPrefix, REDIS_URL, skipWithoutRedis } from './support/redis.js'
+import { type Frame, openStream, type SseStream } from './support/sse.js'
+
+const skip =
+  (await skipWithoutPostgres()) || skipWithoutPrivatePostgres() || (await skipWithoutRedis())
+
+const PHASE_MS = Number(process.env.LOAD_SECONDS ?? 10) * 1000
+
+/** A write's label: the title, judul or isi it sent, which its event's data carries. */
+const labelOf = (frame: Frame) => {
+  const { data } = JSON.parse(frame.data as string) as { data: Record<string, unknown> }
+  return String(data.title ?? data.judul ?? data.isi)
+}
+
+interface Outcome {
+  acknowledged: Set<string>
+  /** Not answered 2xx: refused, or (across a crash) not known whether it took effect. */
+  unanswered: Set<string>
+}
+
+/**
+ * Writers on every service in turn until `ms` have passed: creates of surfaces A, B and C,
+ * updates and comments on A's tasks; each with a label no other write uses.
+ */
+async function write(bases: string[], phase: string, ms: number): Promise<Outcome> {
+  const outcome: Outcome = { acknowledged: new Set(), unanswered: new Set() }
+  const created: number[] = []
+  const deadline = Date.now() + ms
+  const writer = async (kind: number, n: number) => {
+    for (let round = 0; Date.now() < deadline; round += 1) {
+      const base = bases[(n + round) % bases.length] as string
+      const label = `${phase}-${kind}-${n}-${round}`
+      const task = created[(n * 7 + round) % Math.max(created.length, 1)]
+      const [method, path, body] =
+        kind === 0 || task === undefined
+          ? ['POST', '/tugas', { title: label }]
+          : kind === 1
+            ? ['POST', '/api/tugas', { judul: label }]
+            : kind === 2
+              ? ['POST', '/todos', { title: label }]
+              : kind === 3
+                ? ['PATCH', `/tugas/${task}`, { title: label }]
+                : ['POST', `/tugas/${task}/komentar`, { isi: label }]
+      const answer = await send(base, method, path, { body }).catch(() => undefined)
+      if (answer !== undefined && answer.status >= 200 && answer.status < 300) {
+        outcome.acknowledged.add(label)
+        if (path === '/tugas') created.push((JSON.parse(answer.body) as { id: number }).id)
+      } else {
+        outcome.unanswered.add(label)
+        // PostgreSQL away: try again a little later rather than spin.
+        await pause(50)
+      }
+    }
+  }
+  // Six writers of each kind: two dozen and more at once.
+  await Promise.all(Array.from({ length: 30 }, (_, at) => writer(at % 5, Math.floor(at / 5))))
+  return outcome
+}
+
+/** Waits until the stream carries every label in `labels` (at most 20 s); its events. */
+async function carrying(stream: SseStream, labels: Set<string>): Promise<Frame[]> {
+  // Looked through once, a frame at a time: a test of every frame on each chunk would be slow
+  // enough, over thousands of events, for the service to close the stream as a slow reader.
+  const missing = new Set(labels)
+  let looked = 0
+  await stream
+    .until((frames) => {
+      for (; looked < frames.length; looked += 1) {
+        const frame = frames[looked] as Frame
+        if (frame.data !== undefined) missing.delete(labelOf(frame))
+      }
+      return missing.size === 0
+    }, 20_000)
+    .catch(() => {})
+  return stream.events()
+}
+
+/** One sequence, ids increasing, no label twice; returns id -> label. */
+function sequence(frames: Frame[], where: string): Map<number, string> {
+  const named = new Map<number, string>()
+  const labels = new Set<string>()
+  let last = 0
+  for (const frame of frames) {
+    const id = Number(frame.id)
+    assert.ok(id > last, `${where}: id ${id} after ${last}`)
+    last = id
+    const label = labelOf(frame)
+    assert.ok(!labels.has(label), `${where}: ${label} twice`)
+    labels.add(label)
+    named.set(id, label)
+  }
+  return named
+}
+
+/**
+ * `npm start` on a port of its own, logging warnings only (a line per request would cost the
+ * test process more than the writes); its address once it is ready.
+ */
+async function started(env: Record<string, string>): Promise<string> {
+  const base = `http://127.0.0.1:${await freePort()}`
+  const child = npmStart({ ...env, PORT: new URL(base).port, LOG_LEVEL: 'warn' })
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    if (child.exitCode !== null) break
+    const answer = await send(base, 'GET', '/health/ready').catch(() => undefined)
+    if (answer?.status === 200) return base
+    await pause(100)
+  }
+  throw new Error(`the service at ${base} did not start`)
+}
+
+describe('the change feed under load across processes', { skip }, () => {
+  let cluster: PrivatePostgres
+  let bases: string[]
+  let streams: SseStream[]
+  before(async () => {
+    cluster = await privatePostgres()
+    const env = { DATABASE_URL: cluster.url }
+    const redis = { REDIS_URL, REDIS_KEY_PREFIX: freshPrefix() }
+    // One first, so that the others find the schema migrated.
+    const first = await started(env)
+    const others = await Promise.all([started(env), started({ ...env, ...redis, WORKERS: '2' })])
+    bases = [first, ...others]
+    streams = await Promise.all([first, others[1] as string].map((b) => openStream(`${b}/events`)))
+  })
+  after(async () => {
+    for (const stream of streams ?? []) stream.close()
+    await cluster?.remove()
+  })
+
+  /** What both streams carry once they carry `labels`: one sequence, the same on both. */
+  async function carried(labels: Set<string>) {
+    const [a, b] = await Promise.all(streams.map((stream) => carrying(stream, labels)))
+    const onA = sequence(a as Frame[], 'stream on the first')
+    const onB = sequence(b as Frame[], 'stream on the WORKERS=2 service')
+    assert.deepEqual([...onA], [...onB], 'both streams carry the identical sequence')
+    return onA
+  }
+
+  test('every acknowledged write has its event on both streams, once, and nothing else', async (t) => {
+    const { acknowledged, unanswered } = await write(bases, 'steady', PHASE_MS)
+    const named = await carried(acknowledged)
+    const labels = new Set(named.values())
+    const lost = [...acknowledged].filter((label) => !labels.has(label))
+    t.diagnostic(
+      `${acknowledged.size} writes acknowledged, ${unanswered.size} not; lost ${lost.length}`,
+    )
+    assert.deepEqual(lost, [], 'every acknowledged write has its event')
+    assert.deepEqual(
+      [...labels].filter((label) => !acknowledged.has(label)),
+      [],
+      'no event of a write that was not acknowledged',
+    )
+    assert.ok(acknowledged.size > 100, `only ${acknowledged.size} writes`)
+  })
+
+  test('the same with PostgreSQL crashed in the middle; ids seen before name the same events after', async (t) => {
+    const before = new Map(streams[0]?.events().map((frame) => [Number(frame.id), labelOf(frame)]))
+    const writing = write(bases, 'crash', PHASE_MS)
+    await pause(PHASE_MS / 2)
+    const seenAtCrash = new Map(
+      streams[0]?.events().map((frame) => [Number(frame.id), labelOf(frame)]),
+    )
+    await cluster.crash()
+    const { acknowledged, unanswered } = await writing
+    const named = await carried(acknowledged)
+    const labels = new Set(named.values())
+    const lost = [...acknowledged].filter((label) => !labels.has(label))
+    t.diagnostic(
+      `${acknowledged.size} writes acknowledged, ${unanswered.size} not (refused or cut by the crash); lost ${lost.length}; ${seenAtCrash.size - before.size} events seen in this phase before the crash`,
+    )
+    assert.deepEqual(lost, [], 'every acknowledged write has its event')
+    for (const label of labels) {
+      if (label.startsWith('crash-')) {
+        assert.ok(acknowledged.has(label) || unanswered.has(label), `${label} was written`)
+      }
+    }
+    assert.ok(seenAtCrash.size > before.size, 'events were seen before the crash')
+    // A replay from the start, on the third service, names every id as the streams saw it.
+    const replay = await openStream(`${bases[1]}/events?after=0`)
+    const replayed = sequence(await carrying(replay, labels), 'replay')
+    replay.close()
+    for (const [id, label] of named) assert.equal(replayed.get(id), label, `id ${id}`)
+  })
+})
