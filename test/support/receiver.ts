@@ -28,6 +28,12 @@ export const answer = {
       response.writeHead(302, { location }).end(),
   /** Never answers (until the receiver closes). */
   silent: (): Answer => () => {},
+  /** Answers `code` once `ms` have passed. */
+  after:
+    (ms: number, code: number): Answer =>
+    (response) => {
+      setTimeout(() => response.writeHead(code).end(), ms)
+    },
 }
 
 export class Receiver {

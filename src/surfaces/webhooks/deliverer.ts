@@ -138,12 +138,18 @@ export class Deliverer implements DeliveryCounts {
     // A full claim may have left more due: claimed again once half the room is free, so that
     // under load each claim takes many rather than one per attempt that ends.
     if (shared > 0 && beyondFirst >= shared) this.#sharedFull = true
+    const claimed = new Map<number, number>()
     for (const delivery of due) {
       const { webhookId } = delivery
       this.inFlight += 1
       this.#held.set(webhookId, (this.#held.get(webhookId) ?? 0) + 1)
-      if (this.#held.get(webhookId) === this.#perSubscription) this.#full.add(webhookId)
+      claimed.set(webhookId, (claimed.get(webhookId) ?? 0) + 1)
       this.#deliver(delivery).finally(() => this.#ended(webhookId))
+    }
+    // A subscription given all the room it had at the claim may have more due (its attempts
+    // may have ended meanwhile, so its count now says nothing of that).
+    for (const [webhookId, count] of claimed) {
+      if (count >= this.#perSubscription - (held.get(webhookId) ?? 0)) this.#full.add(webhookId)
     }
   }
 

@@ -66,7 +66,40 @@ test('memory: 150 pending to a receiver that never answers hold back no other su
 
 const skip = await skipWithoutPostgres()
 
+/**
+ * The first 16 attempts of 200 wait 300 ms, so the rest pile up behind them; they must then go
+ * as fast as attempts end (each end that leaves room claims again), not one claim per tick.
+ */
+async function drained(app: FastifyInstance, path: string) {
+  receiver.answers(path, ...Array.from({ length: 16 }, () => answer.after(300, 204)))
+  await subscribe(app, receiver.url(path), ['todos.created'])
+  for (let i = 0; i < 200; i++) {
+    const todo = await call(app, {
+      method: 'POST',
+      url: '/todos',
+      headers: json,
+      payload: JSON.stringify({ title: `Antre ${i}` }),
+    })
+    assert.equal(todo.statusCode, 201)
+  }
+  const written = performance.now()
+  await receiver.until(path, 200, 20_000)
+  const waited = performance.now() - written
+  assert.ok(waited < 3000, `the last of 200 arrived ${Math.round(waited)} ms after the writes`)
+}
+
+test('memory: a subscription with a backlog is drained as fast as its receiver answers', async () => {
+  await drained(await testApp({ config: { webhookAllowPrivate: true } }), '/backlog-memory')
+})
+
 describe('PostgreSQL', { skip }, () => {
+  test('a subscription with a backlog is drained as fast as its receiver answers', async () => {
+    const app = await testApp({
+      config: { webhookAllowPrivate: true, databaseUrl: await freshDatabaseUrl() },
+    })
+    await drained(app, '/backlog-postgres')
+  })
+
   test('two processes: 150 pending to a receiver that never answers hold back no other subscription', async () => {
     const databaseUrl = await freshDatabaseUrl()
     const apps: FastifyInstance[] = []
