@@ -5,6 +5,7 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from 'fastify'
+import type { RefusalReason } from './access/store.js'
 import type { Config } from './config.js'
 import { trackApiVersions } from './http/api-version.js'
 import { useCors } from './http/cors.js'
@@ -29,13 +30,11 @@ import { healthSurface, readinessRoute } from './surfaces/health/index.js'
 import { metricsOperation, metricsSurface } from './surfaces/metrics/index.js'
 import { openApiOperation, openApiSurface } from './surfaces/openapi/index.js'
 import { serviceDocument } from './surfaces/openapi/service.js'
-import type { RefusalReason } from './surfaces/supporting/access/store.js'
 import { supportingRoutes, supportingSurface } from './surfaces/supporting/index.js'
 import { todosRouteTable, todosSurface } from './surfaces/todos/index.js'
 import { e1, e1Body } from './surfaces/tugas/errors.js'
 import { tugasRouteTable, tugasSurface } from './surfaces/tugas/index.js'
-import { Deliverer } from './surfaces/webhooks/deliverer.js'
-import { webhookOperations } from './surfaces/webhooks/index.js'
+import { webhookOperations, webhooksSurface } from './surfaces/webhooks/index.js'
 import { NameResolver } from './surfaces/webhooks/resolver.js'
 import { webhookRoutes } from './surfaces/webhooks/routes.js'
 
@@ -91,7 +90,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }),
   )
   metrics.countEvents({ openStreams: () => streams.size, published: stores.events.publishedByType })
-  // Webhook hosts are looked up by c-ares, off libuv's pool (docs/webhooks.md#name-resolution).
+  // Subscriptions' hosts are checked by c-ares, off libuv's pool
+  // (docs/webhooks.md#name-resolution).
   const resolver = new NameResolver(config.webhookDnsServers)
   const webhooks = webhookOperations(
     webhookRoutes({
@@ -101,16 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       lookup: { resolver, timeoutMs: config.webhookTimeoutMs },
     }),
   )
-  // This process's share of the deliveries: from when the app is ready until it closes.
-  const deliverer = new Deliverer({
-    store: stores.webhooks,
-    timeoutMs: config.webhookTimeoutMs,
-    retryBaseMs: config.webhookRetryBaseMs,
-    maxAttempts: config.webhookMaxAttempts,
-    allowPrivate: config.webhookAllowPrivate,
-    resolver,
-  })
-  metrics.countDeliveries(deliverer)
+  // Made by the background work the infrastructure runs (background.ts), not by the app.
+  if (infrastructure.deliveries) metrics.countDeliveries(infrastructure.deliveries)
 
   const requestLog = new RequestLog(infrastructure.versionCounts, metrics)
   // The parser cannot know the surface: the generic answer is surface A's shape
@@ -175,12 +167,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // After the server has drained its requests: nothing uses the stores any more.
   app.addHook('onClose', async () => {
     clearInterval(sweep)
-    await deliverer.close()
     await infrastructure.close()
-  })
-  app.addHook('onReady', (done) => {
-    deliverer.start()
-    done()
   })
 
   // A callback hook: it runs on every request, and a promise per request is measurable.
@@ -212,8 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(todosSurface, { table: surfaceC })
   await app.register(supportingSurface, { routes: surfaceD })
   await app.register(eventsSurface, { routes: events, streams })
-  // Served as surface D is: E2 errors, JSON bodies, credentials, 405 with Allow.
-  await app.register(supportingSurface, { routes: webhooks })
+  await app.register(webhooksSurface, { routes: webhooks })
   const readiness = readinessRoute(() => infrastructure.checks())
   await app.register(healthSurface, { route: readiness })
   await app.register(metricsSurface, { metrics })

@@ -1,4 +1,8 @@
+import { type AuthThrottle, MemoryAuthThrottle, RedisAuthThrottle } from './access/throttle.js'
+import { Background, deliverer, folds, type Job } from './background.js'
 import type { Config } from './config.js'
+import { PgEventLog } from './events/pg-store.js'
+import type { DeliveryCounts } from './metrics/index.js'
 import {
   MemoryVersionCounts,
   RedisVersionCounts,
@@ -22,12 +26,6 @@ import {
   type Stores,
   seededMemoryStores,
 } from './stores.js'
-import { PgEventLog } from './surfaces/events/pg-store.js'
-import {
-  type AuthThrottle,
-  MemoryAuthThrottle,
-  RedisAuthThrottle,
-} from './surfaces/supporting/access/throttle.js'
 import type { PgTugasStore } from './surfaces/tugas/pg-store.js'
 
 /** What the app serves from: every surface's stores, the `/laporan` limiter, the version counts. */
@@ -39,7 +37,10 @@ export interface Infrastructure {
   authThrottle: AuthThrottle
   /** Whether each configured backing service answers now (`GET /health/ready`). */
   checks(): Promise<Record<string, boolean>>
-  /** Releases what they hold (pools, connections); the app calls it when it closes. */
+  /**
+   * Stops the background work (background.ts), then releases what they hold (pools,
+   * connections); the app calls it when it closes.
+   */
   close(): Promise<void>
   /** What start-up did with the seed: loaded it, or kept the data a database already held. */
   seed: 'loaded' | 'kept-existing-data'
@@ -47,11 +48,15 @@ export interface Infrastructure {
   poolStats?: () => PoolStats
   /** What start-up found that an operator should know, each one line (logged at warn). */
   warnings: string[]
+  /** The webhook deliveries this process makes, counted (`/metrics`); none without it. */
+  deliveries?: DeliveryCounts
 }
 
 /** One backing service's part: what it serves, its readiness check and its release. */
 interface Part<T> {
   serves: T
+  /** What it runs in the background once built, in order (background.ts). */
+  jobs?: Job[]
   check?: [name: string, ping: () => Promise<boolean>]
   close(): Promise<void>
 }
@@ -65,7 +70,10 @@ export interface InfrastructureOptions {
   publish?: boolean
 }
 
-/** The stores and the limiter the configuration asks for, holding `seed`. */
+/**
+ * The stores and the limiter the configuration asks for, holding `seed`, and the work each
+ * process runs beside its requests, started.
+ */
 export async function createInfrastructure(
   config: Config,
   seed: Seed,
@@ -81,20 +89,34 @@ export async function createInfrastructure(
     throw error
   }
   const parts = [shared, stores]
+  const deliveries = deliverer(config, stores.serves.stores.webhooks)
+  // The change feed numbered and heard, the buckets folded, then the deliveries; stopped in
+  // the reverse order before any connection closes.
+  const background = new Background([...(stores.jobs ?? []), deliveries])
+  const close = async () => {
+    await background.close()
+    await Promise.all(parts.map((part) => part.close()))
+  }
+  try {
+    await background.start()
+  } catch (error) {
+    await close()
+    // Only the PostgreSQL stores' work can fail to start.
+    throw config.databaseUrl === undefined ? error : databaseRefused(config.databaseUrl, error)
+  }
   return {
     stores: stores.serves.stores,
     ...shared.serves,
     seed: stores.serves.seed,
     poolStats: stores.serves.poolStats,
     warnings: stores.serves.warnings,
+    deliveries,
     async checks() {
       const checks = parts.flatMap((part) => (part.check ? [part.check] : []))
       const answers = await Promise.all(checks.map(([, ping]) => ping()))
       return Object.fromEntries(checks.map(([name], at) => [name, answers[at] as boolean]))
     },
-    async close() {
-      await Promise.all(parts.map((part) => part.close()))
-    },
+    close,
   }
 }
 
@@ -159,26 +181,23 @@ async function createStores(
     statementTimeoutMs: config.databaseStatementTimeoutMs,
     pooler: config.databasePooler,
   })
-  let events: PgEventLog | undefined
   try {
     const { pooler } = await database.start()
     await migrate(database)
     const loaded = await seedOnce(database, seed, now)
     // LISTEN needs a session of its own, which a transaction-pooling proxy does not give.
     const listenUrl = config.databaseDirectUrl ?? (pooler ? undefined : config.databaseUrl)
-    events = new PgEventLog({
+    const events = new PgEventLog({
       db: database,
       sequencer: database.background('events'),
       listenUrl,
       retain: config.eventsRetain,
       renderers: EVENT_RENDERERS,
     })
-    await events.start()
     const stores = publish
       ? createPostgresStores(database, events, now)
       : { ...postgresDataStores(database, now), ...postgresFeed(database, events) }
-    // The seed's tasks, or those a migration found, into the counted buckets before serving.
-    await (stores.tugas as PgTugasStore).folder?.fold()
+    const { folder } = stores.tugas as PgTugasStore
     return {
       serves: {
         stores,
@@ -189,18 +208,19 @@ async function createStores(
           ...(listenUrl === undefined ? [NO_LISTENER_WARNING] : []),
         ],
       },
+      jobs: [events, ...(folder ? [folds(folder)] : [])],
       check: ['postgres', () => database.ping()],
-      close: async () => {
-        await events?.close()
-        await database.close()
-      },
+      close: () => database.close(),
     }
   } catch (error) {
-    await events?.close()
     await database.close()
-    const problem = startUpProblem(config.databaseUrl, 5432, 'the database', error)
-    throw new StartUpError(`DATABASE_URL: ${problem}`)
+    throw databaseRefused(config.databaseUrl, error)
   }
+}
+
+/** What refuses start-up when the database cannot be used. */
+function databaseRefused(url: string, error: unknown): StartUpError {
+  return new StartUpError(`DATABASE_URL: ${startUpProblem(url, 5432, 'the database', error)}`)
 }
 
 const POOLER_WARNING =

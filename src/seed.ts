@@ -3,7 +3,7 @@
 // file and the place inside it.
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import type { Identity } from './surfaces/supporting/access/identity.js'
+import type { Identity } from './access/identity.js'
 import { checkKomentar, checkTugas, type TugasInput } from './surfaces/tugas/rules.js'
 import { field, isPlainObject } from './text.js'
 

@@ -9,10 +9,10 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
+import { numberEvents } from '../src/events/pg-sequencer.js'
 import { Database } from '../src/store/postgres/database.js'
 import { migrate } from '../src/store/postgres/migrate.js'
 import { publishing } from '../src/store/postgres/outbox.js'
-import { numberEvents } from '../src/surfaces/events/pg-sequencer.js'
 import { skipWithoutPostgres } from './support/postgres.js'
 import {
   type PrivatePostgres,

@@ -9,8 +9,8 @@ const carriesCredential = ({ headers }: FastifyRequest) =>
  * 404s included): `X-Content-Type-Options: nosniff`, so that no browser reads a JSON or text
  * answer as something else; and `Cache-Control: no-store` on the answer to any request that
  * carries a credential, so that no cache keeps what it showed. Set as the request arrives, in
- * the app's one hook that every request runs (a hook of their own measured 2 to 10% of a
- * request); a route that sets its own `Cache-Control` says `no-store` too (`/events`) or keeps
+ * the app's one hook that every request runs, not a hook of their own (what one would cost: the
+ * same page); a route that sets its own `Cache-Control` says `no-store` too (`/events`) or keeps
  * it with `keepNoStore` (the docs page's static files).
  */
 export function securityHeaders(request: FastifyRequest, reply: FastifyReply): void {

@@ -5,9 +5,15 @@ import type { ApiVersion } from '../http/api-version.js'
 import type { RateLimiter } from '../rate-limit/limiter.js'
 import type { PoolStats } from '../store/postgres/database.js'
 import { ServiceUnavailableError } from '../store/unavailable.js'
-import type { DeliveryCounts } from '../surfaces/webhooks/deliverer.js'
 import { answerClusterCollects, clusterMetrics, type MetricsJson } from './cluster.js'
 import { RequestMetrics } from './requests.js'
+
+/** What the webhook deliverer counts (surfaces/webhooks/deliverer.ts), for `/metrics`. */
+export interface DeliveryCounts {
+  /** Attempts by what came of them: delivered, retrying, failed. */
+  readonly byResult: ReadonlyMap<string, number>
+  readonly inFlight: number
+}
 
 /** Where Prometheus scrapes; its own requests are not counted. */
 export const METRICS_PATH = '/metrics'

@@ -58,6 +58,8 @@ function httpTestFiles(): string[] {
   const folders = [
     'test',
     'test/http',
+    // The credential checks and the throttle, over HTTP.
+    'test/access',
     ...['tugas', 'compact', 'todos', 'supporting', 'events'].map((s) => `test/surfaces/${s}`),
   ]
   return folders

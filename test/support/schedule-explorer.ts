@@ -7,13 +7,13 @@
 // it named before (also across a crash), no event is numbered twice, no rolled-back write's
 // event is numbered; and once every transaction has ended, every committed event is numbered.
 // Each schedule is drawn from (seed, its index) alone, so a finding is replayed by its numbers.
-// Used by test/surfaces/events/pg-schedules.test.ts (a fixed seed, a bounded time) and by
+// Used by test/postgres-numbering-schedules.test.ts (a fixed seed, a bounded time) and by
 // `npm run explore` (longer, any seed).
 import pg from 'pg'
+import { numberEvents } from '../../src/events/pg-sequencer.js'
 import { Database } from '../../src/store/postgres/database.js'
 import { migrate } from '../../src/store/postgres/migrate.js'
 import { publishing } from '../../src/store/postgres/outbox.js'
-import { numberEvents } from '../../src/surfaces/events/pg-sequencer.js'
 
 export interface ExploreOptions {
   /** A database the explorer may empty and write at will. */

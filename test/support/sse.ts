@@ -1,7 +1,7 @@
 // A Server-Sent Events client for tests: opens a stream over HTTP/1.1 (node:http) and parses
 // its frames as a browser's EventSource does, keeping comments too.
 import { type IncomingMessage, request } from 'node:http'
-import type { EventLog } from '../../src/surfaces/events/store.js'
+import type { EventLog } from '../../src/events/store.js'
 
 /** One frame: an event (`id`, `event`, `data`), `retry`, or a comment line. */
 export interface Frame {

@@ -1,6 +1,7 @@
 // The store implementations every store-contract suite runs against: memory and PostgreSQL.
 import { after, describe } from 'node:test'
 import { defaults } from '../../src/config.js'
+import { PgEventLog } from '../../src/events/pg-store.js'
 import { Database } from '../../src/store/postgres/database.js'
 import {
   createMemoryStores,
@@ -8,7 +9,6 @@ import {
   EVENT_RENDERERS,
   type Stores,
 } from '../../src/stores.js'
-import { PgEventLog } from '../../src/surfaces/events/pg-store.js'
 import { migratedSchema, skipWithoutPostgres } from './postgres.js'
 
 export interface StoreKind {

@@ -286,7 +286,7 @@ const statementNames = new Map<string, string>()
 /**
  * A statement with values, as a named prepared statement where `named`: each connection then
  * parses and plans the text once and only binds values after, which spares the database most
- * of its work per request (a quarter of the requests a second of `GET /tugas/1`). Every such
+ * of its work per request (docs/operating.md#behind-a-connection-pooler). Every such
  * text in the stores is a fixed string, so the names stay few. Unnamed, it is parsed and
  * planned each time, as behind a pooler it must be. A text without values (`BEGIN`, the
  * schema's several commands at once) goes by the simple protocol, which takes several commands.

@@ -13,7 +13,7 @@ export interface OutboxEvent {
  * `statement` (an INSERT, UPDATE or DELETE without its RETURNING) returning `columns`, with the
  * event of each row it writes inserted by the same statement: both are committed together or
  * not at all. The event's data is the row's `columns` as JSON (rendered as the item read by the
- * service: src/surfaces/events/pg-store.ts), or `{ id }` for a deletion. Fixed texts per type,
+ * service: src/events/pg-render.ts), or `{ id }` for a deletion. Fixed texts per type,
  * so each stays one prepared statement.
  */
 export function publishing(statement: string, columns: string, event: OutboxEvent): string {

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify'
-import { useErrorShape } from '../../http/errors.js'
-import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
-import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
-import { notServed, supportingErrors } from '../supporting/errors.js'
+import { serveWithCredentials } from '../../access/surface.js'
+import { notServed } from '../../http/e2/errors.js'
+import type { RouteSpec } from '../../http/route-spec.js'
 import type { OpenStreams } from './stream.js'
 
 /** The change feed's group in the document. */
@@ -24,17 +23,16 @@ export function eventOperations(routes: RouteSpec[]): RouteSpec[] {
 }
 
 /**
- * The change feed: E2 errors, 405 with `Allow` for other methods. Its streams never end by
- * themselves, so they are closed as soon as the server starts closing: the drain of the
- * requests in flight is not held up by them.
+ * The change feed, served as every surface that takes credentials is: E2 errors, 405 with
+ * `Allow` for other methods (its one route reads no body). Its streams never end by themselves,
+ * so they are closed as soon as the server starts closing: the drain of the requests in flight
+ * is not held up by them.
  */
 export async function eventsSurface(
   instance: FastifyInstance,
   { routes, streams }: { routes: RouteSpec[]; streams: OpenStreams },
 ) {
-  useErrorShape(instance, supportingErrors, { notFound: false })
-  registerRoutes(instance, routes)
-  answerOtherMethodsOf(instance, routes)
+  serveWithCredentials(instance, routes)
   instance.addHook('preClose', (done) => {
     streams.closeAll()
     done()

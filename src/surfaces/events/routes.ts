@@ -2,17 +2,18 @@ import http2, { type ServerHttp2Stream } from 'node:http2'
 import type { Socket } from 'node:net'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
+import { accessFailures, unauthenticated } from '../../access/errors.js'
+import { identifyThrottled, presentedCredential } from '../../access/guard.js'
+import type { Identity } from '../../access/identity.js'
+import type { CredentialStore } from '../../access/store.js'
+import type { EventLog } from '../../events/store.js'
+import { e2Failures } from '../../http/e2/errors.js'
+import { E2Body } from '../../http/e2/shape.js'
 import { ApiError } from '../../http/errors.js'
 import { headerValue } from '../../http/headers.js'
 import type { RouteSpec } from '../../http/route-spec.js'
 import { ALL_EVENT_TYPES, type EventType, selectedTypes } from '../../store/events.js'
-import { identifyThrottled, presentedCredential } from '../supporting/access/guard.js'
-import type { Identity } from '../supporting/access/identity.js'
-import type { CredentialStore } from '../supporting/access/store.js'
-import { E2Body } from '../supporting/e2.js'
-import { failures, unauthenticated } from '../supporting/errors.js'
 import { Event, ResetData } from './schemas.js'
-import type { EventLog } from './store.js'
 import { EventStream, type OpenStreams, type StreamOptions } from './stream.js'
 
 export interface EventRouteOptions {
@@ -160,9 +161,9 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
           description: '`after`, `Last-Event-ID` or `types` malformed (`VALIDATION_ERROR`).',
           schema: E2Body,
         },
-        401: failures.unauthenticated,
-        429: failures.throttled,
-        ...failures.store,
+        401: accessFailures.unauthenticated,
+        429: accessFailures.throttled,
+        ...e2Failures.store,
         503: {
           description:
             'More than `EVENTS_MAX_STREAMS` streams open in this process, or the store away ' +

@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream'
+import type { Identity } from '../../access/identity.js'
+import type { EventLog, StoredEvent } from '../../events/store.js'
 import type { EventType } from '../../store/events.js'
-import type { Identity } from '../supporting/access/identity.js'
 import { type Holder, StreamBudget } from './budget.js'
-import type { EventLog, StoredEvent } from './store.js'
 
 /** Bytes waiting for a client beyond which its stream is closed (docs/events.md#limits). */
 export const SLOW_READER_BYTES = 1024 * 1024

@@ -1,16 +1,13 @@
 import type { FastifyInstance } from 'fastify'
+import type { CredentialStore } from '../../access/store.js'
+import { serveWithCredentials } from '../../access/surface.js'
 import type { ProdukVersioning, UsersVariant } from '../../config.js'
-import { useErrorShape } from '../../http/errors.js'
-import { acceptJsonBodies, JSON_CONTENT_TYPE } from '../../http/json-body.js'
-import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
-import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
+import type { RouteSpec } from '../../http/route-spec.js'
 import type { RateLimiter } from '../../rate-limit/limiter.js'
-import { admitsCredentials } from './access/guard.js'
-import type { CredentialStore } from './access/store.js'
 import { credentialRoutes } from './credentials/routes.js'
 import { documentRoutes } from './documents/routes.js'
 import type { DocumentStore } from './documents/store.js'
-import { failures, notServed, supportingErrors } from './errors.js'
+import { failures, notServed } from './errors.js'
 import { identityRoutes } from './identity/routes.js'
 import { orderRoutes } from './orders/routes.js'
 import type { OrderStore } from './orders/store.js'
@@ -91,9 +88,5 @@ export async function supportingSurface(
   instance: FastifyInstance,
   { routes }: { routes: RouteSpec[] },
 ) {
-  admitsCredentials(instance)
-  acceptJsonBodies(instance, { mediaType: JSON_CONTENT_TYPE })
-  useErrorShape(instance, supportingErrors, { notFound: false })
-  registerRoutes(instance, routes)
-  answerOtherMethodsOf(instance, routes)
+  serveWithCredentials(instance, routes)
 }

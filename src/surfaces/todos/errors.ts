@@ -3,6 +3,7 @@
 // variant's `POST /todos`; a plain-text 405.
 import type { FastifyReply } from 'fastify'
 import { Type } from 'typebox'
+import { E2FieldsBody, e2Shape } from '../../http/e2/shape.js'
 import type { ApiError, ErrorShape } from '../../http/errors.js'
 import { idempotencyFailures } from '../../http/idempotency.js'
 import { otherMethods } from '../../http/method-not-allowed.js'
@@ -10,7 +11,6 @@ import type { PathId } from '../../http/path-id.js'
 import { exactTexts, type ResponseSpec } from '../../http/route-spec.js'
 import { storeFailures } from '../../http/store-failures.js'
 import { e3, e3Error, e3Failures, frameworkText, sharedE3 } from '../compact/e3.js'
-import { E2FieldsBody, e2Shape } from '../supporting/e2.js'
 import { PRIORITY_BODY_LIMIT } from './schemas.js'
 
 /**

@@ -1,6 +1,7 @@
 import { type TSchema, Type } from 'typebox'
 import type { TodosVariant } from '../../config.js'
 import { withETag } from '../../http/conditional.js'
+import { sentBody } from '../../http/e2/shape.js'
 import { idempotent } from '../../http/idempotency.js'
 import { requireJsonContentType } from '../../http/json-content-type.js'
 import {
@@ -10,7 +11,6 @@ import {
   type RouteSpec,
 } from '../../http/route-spec.js'
 import { itemRoutes } from '../compact/e3.js'
-import { sentBody } from '../supporting/e2.js'
 import {
   failures,
   notServed,

@@ -1,5 +1,5 @@
+import { validationError } from '../../http/e2/shape.js'
 import { field, isPlainObject } from '../../text.js'
-import { validationError } from '../supporting/e2.js'
 import { bodyBukanJson, titleWajibDiisi } from './errors.js'
 import { PRIORITY_MAX, PRIORITY_MIN } from './schemas.js'
 

@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
-import { OnceAtATime } from '../events/once-at-a-time.js'
+import { OnceAtATime } from '../../events/once-at-a-time.js'
 import { resolveDestination } from './address.js'
 import { type AttemptOutcome, attempt, delivered } from './attempt.js'
 import { nextStep } from './backoff.js'
@@ -34,17 +34,10 @@ export interface DelivererOptions {
 
 /**
  * The least time between the starts of two records in a row, while attempts keep finishing:
- * one statement per 50 ms of many rows rather than one per round trip of a few (under load,
- * 167 a second of 19 rows each).
+ * one statement per 50 ms of many rows rather than one per round trip of a few
+ * (docs/webhooks.md#what-it-costs).
  */
 const RECORD_GAP_MS = 50
-
-/** What the deliverer counts, for `/metrics`. */
-export interface DeliveryCounts {
-  /** Attempts by what came of them: delivered, retrying, failed. */
-  readonly byResult: ReadonlyMap<AttemptResult, number>
-  readonly inFlight: number
-}
 
 /**
  * Why an attempt was not made: the address refused (docs/webhooks.md#private-networks), or no
@@ -56,8 +49,10 @@ const REFUSALS = {
   timeout: 'timeout: the host did not resolve in time',
 } as const
 
-export class Deliverer implements DeliveryCounts {
+export class Deliverer {
+  /** Attempts by what came of them (`/metrics`). */
   readonly byResult = new Map<AttemptResult, number>()
+  /** Attempts in flight now (`/metrics`). */
   inFlight = 0
   /** Attempts in flight by subscription id; none held: absent. */
   readonly #held = new Map<number, number>()

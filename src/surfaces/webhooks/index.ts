@@ -1,5 +1,7 @@
+import type { FastifyInstance } from 'fastify'
+import { serveWithCredentials } from '../../access/surface.js'
+import { e2Failures, notServed } from '../../http/e2/errors.js'
 import type { RouteSpec } from '../../http/route-spec.js'
-import { failures, notServed } from '../supporting/errors.js'
 
 /** The webhooks' group in the document. */
 export const WEBHOOKS_TAG = {
@@ -15,8 +17,16 @@ export function webhookOperations(routes: RouteSpec[]): RouteSpec[] {
   return routes.map((route) => ({
     ...route,
     tags: [WEBHOOKS_TAG.name],
-    responses: { ...failures.store, ...route.responses },
+    responses: { ...e2Failures.store, ...route.responses },
     servers: ['/'],
     otherMethods: notServed,
   }))
+}
+
+/** The webhooks' routes: E2 errors, JSON bodies, credentials, 405 with `Allow`. */
+export async function webhooksSurface(
+  instance: FastifyInstance,
+  { routes }: { routes: RouteSpec[] },
+) {
+  serveWithCredentials(instance, routes)
 }

@@ -1,7 +1,8 @@
+import { Signal } from '../../events/listeners.js'
+import type { EventLog, StoredEvent } from '../../events/store.js'
 import { selectedTypes } from '../../store/events.js'
 import { MemoryCollection } from '../../store/memory-collection.js'
-import { Signal } from '../events/listeners.js'
-import type { EventLog, StoredEvent } from '../events/store.js'
+import { DueQueue } from './due-queue.js'
 import {
   ATTEMPTS_KEPT,
   type ClaimLimits,
@@ -41,11 +42,16 @@ const publicWebhook = ({ id, url, types, created_at }: Subscription): Webhook =>
  */
 export class MemoryWebhookStore implements WebhookStore {
   readonly #webhooks = new MemoryCollection<Subscription>()
+  /** The subscriptions that select each event type, in id order: an event looks up only these. */
+  readonly #selecting = new Map<string, Map<number, Subscription>>()
   readonly #attempts = new Map<number, DeliveryAttempt[]>()
   /** In the order they were queued. */
   readonly #pending = new Map<number, Pending>()
-  /** The same, by subscription: a claim looks at each subscription's own (docs/webhooks.md#isolation). */
-  readonly #pendingOf = new Map<number, Map<number, Pending>>()
+  /**
+   * The same, by subscription and due time: a claim reads only each subscription's first due
+   * (docs/webhooks.md#isolation).
+   */
+  readonly #pendingOf = new Map<number, DueQueue<Pending>>()
   #nextKey = 1
   readonly #queued = new Signal()
 
@@ -60,12 +66,11 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   #queue(events: StoredEvent[]): void {
-    if (this.#webhooks.list().length === 0) return
+    if (this.#selecting.size === 0) return
     const now = this.clock()
     let queued = 0
     for (const event of events) {
-      for (const webhook of this.#webhooks.list()) {
-        if (!webhook.selects.has(event.type)) continue
+      for (const webhook of this.#selecting.get(event.type)?.values() ?? []) {
         const key = this.#nextKey++
         const pending = {
           key,
@@ -76,8 +81,9 @@ export class MemoryWebhookStore implements WebhookStore {
           dueAt: now,
         }
         this.#pending.set(key, pending)
-        const own = this.#pendingOf.get(webhook.id) ?? new Map<number, Pending>()
-        this.#pendingOf.set(webhook.id, own.set(key, pending))
+        const own = this.#pendingOf.get(webhook.id) ?? new DueQueue<Pending>()
+        own.add(pending)
+        this.#pendingOf.set(webhook.id, own)
         queued += 1
       }
     }
@@ -103,9 +109,12 @@ export class MemoryWebhookStore implements WebhookStore {
   async create({ url, types, secret }: NewWebhook): Promise<Webhook> {
     const selects = selectedTypes(types) ?? new Set()
     const created_at = this.now().toISOString()
-    return publicWebhook(
-      this.#webhooks.add((id) => ({ id, url, types, secret, selects, created_at })),
-    )
+    const webhook = this.#webhooks.add((id) => ({ id, url, types, secret, selects, created_at }))
+    for (const type of selects) {
+      const selecting = this.#selecting.get(type) ?? new Map<number, Subscription>()
+      this.#selecting.set(type, selecting.set(webhook.id, webhook))
+    }
+    return publicWebhook(webhook)
   }
 
   async list(): Promise<Webhook[]> {
@@ -118,18 +127,24 @@ export class MemoryWebhookStore implements WebhookStore {
   }
 
   async delete(id: number): Promise<boolean> {
-    if (!this.#webhooks.delete(id)) return false
+    const webhook = this.#webhooks.get(id)
+    if (webhook === undefined || !this.#webhooks.delete(id)) return false
+    for (const type of webhook.selects) {
+      const selecting = this.#selecting.get(type)
+      selecting?.delete(id)
+      if (selecting?.size === 0) this.#selecting.delete(type)
+    }
     this.#attempts.delete(id)
-    for (const key of this.#pendingOf.get(id)?.keys() ?? []) this.#pending.delete(key)
+    for (const { key } of this.#pendingOf.get(id)?.items() ?? []) this.#pending.delete(key)
     this.#pendingOf.delete(id)
     return true
   }
 
-  #forget({ key, webhookId }: Pending): void {
-    this.#pending.delete(key)
-    const own = this.#pendingOf.get(webhookId)
-    own?.delete(key)
-    if (own?.size === 0) this.#pendingOf.delete(webhookId)
+  #forget(pending: Pending): void {
+    this.#pending.delete(pending.key)
+    const own = this.#pendingOf.get(pending.webhookId)
+    own?.remove(pending)
+    if (own?.size === 0) this.#pendingOf.delete(pending.webhookId)
   }
 
   async attempts(id: number): Promise<DeliveryAttempt[]> {
@@ -142,19 +157,15 @@ export class MemoryWebhookStore implements WebhookStore {
     const more: Pending[] = []
     for (const [webhookId, pending] of this.#pendingOf) {
       const holding = held.get(webhookId) ?? 0
-      let room = perSubscription - holding
-      for (const delivery of pending.values()) {
-        if (room <= 0) break
-        if (delivery.dueAt > now) continue
-        ;(holding === 0 && room === perSubscription ? own : more).push(delivery)
-        room -= 1
-      }
+      const due = pending.firstDue(now, perSubscription - holding)
+      if (holding === 0 && due.length > 0) own.push(due.shift() as Pending)
+      more.push(...due)
     }
     more.sort((a, b) => a.dueAt - b.dueAt)
     const claimed = [...own, ...more.slice(0, shared)]
     return claimed.map((pending) => {
       const webhook = this.#webhooks.get(pending.webhookId) as Subscription
-      pending.dueAt = now + leaseMs
+      this.#pendingOf.get(pending.webhookId)?.reschedule(pending, now + leaseMs)
       return {
         key: pending.key,
         webhookId: webhook.id,
@@ -175,7 +186,7 @@ export class MemoryWebhookStore implements WebhookStore {
       if (retryInMs === undefined) this.#forget(pending)
       else {
         pending.attempts = due.attempt
-        pending.dueAt = this.clock() + retryInMs
+        this.#pendingOf.get(pending.webhookId)?.reschedule(pending, this.clock() + retryInMs)
       }
       this.#keep(due.webhookId, { ...attempt, time })
     }

@@ -1,6 +1,7 @@
+import type { EventRenderers, NumberedEvent } from '../../events/pg-render.js'
+import { renderEvent } from '../../events/pg-render.js'
+import type { EventLog } from '../../events/store.js'
 import type { Queryable } from '../../store/postgres/database.js'
-import type { EventRenderers, OutboxEvent, PgEventLog } from '../events/pg-store.js'
-import { renderEvent } from '../events/pg-store.js'
 import {
   ATTEMPTS_KEPT,
   type ClaimLimits,
@@ -30,7 +31,7 @@ interface AttemptRow extends Omit<DeliveryAttempt, 'time'> {
   time: Date
 }
 
-interface DueRow extends OutboxEvent {
+interface DueRow extends NumberedEvent {
   key: number
   webhook_id: number
   url: string
@@ -48,7 +49,8 @@ const COLUMNS = 'id, url, types, created_at'
 export class PgWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Queryable,
-    private readonly events: Pick<PgEventLog, 'onQueued'>,
+    /** The log whose numbering queues the deliveries, and says when. */
+    private readonly events: Required<Pick<EventLog, 'onQueued'>>,
     private readonly renderers: EventRenderers,
   ) {}
 

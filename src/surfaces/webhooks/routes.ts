@@ -1,12 +1,12 @@
+import { credentialed } from '../../access/guard.js'
+import type { CredentialStore } from '../../access/store.js'
 import { taggedItem } from '../../http/conditional.js'
+import { e2Errors, e2Failures, idParameter, notFound, pathId } from '../../http/e2/errors.js'
+import { readOne } from '../../http/e2/read-one.js'
+import { sentBody } from '../../http/e2/shape.js'
 import { requireJsonContentType } from '../../http/json-content-type.js'
 import { atId } from '../../http/path-id.js'
 import { created, locationHeader, type RouteSpec } from '../../http/route-spec.js'
-import { credentialed } from '../supporting/access/guard.js'
-import type { CredentialStore } from '../supporting/access/store.js'
-import { sentBody } from '../supporting/e2.js'
-import { failures, idParameter, notFound, pathId, supportingErrors } from '../supporting/errors.js'
-import { readOne } from '../supporting/read-one.js'
 import type { Lookup } from './address.js'
 import { checkNewWebhook } from './rules.js'
 import {
@@ -61,14 +61,14 @@ export function webhookRoutes({
         description: 'The URL, and the event types to deliver.',
         example: newWebhookExample,
       },
-      onRequest: [requireJsonContentType(supportingErrors)],
+      onRequest: [requireJsonContentType(e2Errors)],
       responses: {
         201: {
           description: 'Subscribed: the subscription with its `secret`.',
           schema: CreatedWebhook,
           headers: locationHeader('Path of the new subscription, `/webhooks/<id>`.'),
         },
-        ...failures.body,
+        ...e2Failures.body,
       },
       async handler(request, reply) {
         const fields = await checkNewWebhook(sentBody(request), allowPrivate, lookup)
@@ -110,8 +110,8 @@ export function webhookRoutes({
       parameters: [idParameter('Webhook')],
       responses: {
         204: { description: 'Deleted; empty body.' },
-        400: failures.invalidId,
-        404: failures.notFound,
+        400: e2Failures.invalidId,
+        404: e2Failures.notFound,
       },
       async handler(request, reply) {
         const { id, raw } = pathId(request)
@@ -130,8 +130,8 @@ export function webhookRoutes({
       parameters: [idParameter('Webhook')],
       responses: {
         200: { description: 'The attempts.', schema: DeliveryList },
-        400: failures.invalidId,
-        404: failures.notFound,
+        400: e2Failures.invalidId,
+        404: e2Failures.notFound,
       },
       async handler(request) {
         const { id, raw } = pathId(request)

@@ -1,6 +1,6 @@
+import { bodyFields } from '../../http/e2/fields.js'
+import { validationError } from '../../http/e2/shape.js'
 import { selectedTypes } from '../../store/events.js'
-import { validationError } from '../supporting/e2.js'
-import { bodyFields } from '../supporting/fields.js'
 import { type Lookup, resolveDestination } from './address.js'
 import { TYPE_NAMES } from './schemas.js'
 

@@ -100,6 +100,10 @@ export interface WebhookStore {
    * statement for all of them on PostgreSQL.
    */
   record(attempts: readonly RecordedAttempt[]): Promise<void>
-  /** Calls `listener` when deliveries may have become due (new events): the deliverer wakes. */
+  /**
+   * Calls `listener` when deliveries may have become due (new events): the deliverer wakes.
+   * Where the store queues them itself (memory), it tells; where the event log's numbering
+   * does (PostgreSQL), the log tells (EventLog.onQueued).
+   */
   onQueued(listener: () => void): () => void
 }

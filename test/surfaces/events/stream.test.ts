@@ -3,9 +3,9 @@
 // the read; the stream tells its client with a reset instead of leaving a silent hole.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { MemoryEventLog } from '../../../src/events/memory-store.js'
+import type { EventLog, StoredEvent } from '../../../src/events/store.js'
 import type { NewEvent } from '../../../src/store/events.js'
-import { MemoryEventLog } from '../../../src/surfaces/events/memory-store.js'
-import type { EventLog, StoredEvent } from '../../../src/surfaces/events/store.js'
 import { EventStream } from '../../../src/surfaces/events/stream.js'
 import { type Frame, parseFrames } from '../../support/sse.js'
 

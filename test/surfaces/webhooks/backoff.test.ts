@@ -4,8 +4,8 @@
 // failed after its last attempt. Time is moved on by the test, not waited for.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import type { MemoryEventLog } from '../../../src/events/memory-store.js'
 import type { Queryable } from '../../../src/store/postgres/database.js'
-import type { MemoryEventLog } from '../../../src/surfaces/events/memory-store.js'
 import {
   MAX_RETRY_DELAY_MS,
   nextStep,

@@ -1,13 +1,13 @@
 // The webhook store's contract, on every store: subscriptions kept and removed; a delivery for
 // each event of a subscribed type from the subscription's creation on, its body the event as
 // the change feed has it; a claim holds a delivery for its lease; recording puts it off or ends
-// it; the most recent attempts kept, newest first. On PostgreSQL, claims made at once from two
-// pools never share a delivery.
+// it; the soonest due claimed first; the most recent attempts kept, newest first. On
+// PostgreSQL, claims made at once from two pools never share a delivery.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { MemoryEventLog } from '../../../src/events/memory-store.js'
 import type { Database } from '../../../src/store/postgres/database.js'
 import { EVENT_RENDERERS, type Stores } from '../../../src/stores.js'
-import { MemoryEventLog } from '../../../src/surfaces/events/memory-store.js'
 import { MemoryWebhookStore } from '../../../src/surfaces/webhooks/memory-store.js'
 import { PgWebhookStore } from '../../../src/surfaces/webhooks/pg-store.js'
 import {
@@ -191,6 +191,23 @@ await forEachStore('the webhook store', (kind) => {
       ],
     )
     for (const { time } of kept) assert.ok(!Number.isNaN(Date.parse(time)))
+  })
+
+  test('within a subscription the soonest due is claimed first, not the first queued', async () => {
+    const stores = await kind.fresh()
+    await stores.webhooks.create({ url: 'http://a.example/', types: ['tugas.*'], secret: SECRET })
+    await newTask(stores, 'Pertama')
+    await newTask(stores, 'Kedua')
+    const [older, newer] = (await due(stores.webhooks, 2)).sort((a, b) => a.eventId - b.eventId)
+    assert.ok(older && newer)
+    // The older put off longer: once both are due, the newer comes first.
+    await stores.webhooks.record([
+      { due: older, attempt: attempt(older, 'retrying'), retryInMs: 300 },
+      { due: newer, attempt: attempt(newer, 'retrying'), retryInMs: 100 },
+    ])
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    assert.deepEqual(await claim(stores.webhooks, 1), [{ ...newer, attempt: 2 }])
+    assert.deepEqual(await claim(stores.webhooks, 1), [{ ...older, attempt: 2 }])
   })
 
   test(`the ${ATTEMPTS_KEPT} most recent attempts are kept, newest first`, async () => {

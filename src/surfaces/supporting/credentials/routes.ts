@@ -1,14 +1,21 @@
 import { randomBytes } from 'node:crypto'
+import { credentialed } from '../../../access/guard.js'
+import type { CredentialRecord, CredentialStore } from '../../../access/store.js'
 import { taggedItem } from '../../../http/conditional.js'
+import {
+  e2Errors,
+  e2Failures,
+  e2Response,
+  idParameter,
+  notFound,
+  pathId,
+} from '../../../http/e2/errors.js'
+import { readOne } from '../../../http/e2/read-one.js'
+import { sentBody } from '../../../http/e2/shape.js'
 import { ApiError } from '../../../http/errors.js'
 import { requireJsonContentType } from '../../../http/json-content-type.js'
 import { atId } from '../../../http/path-id.js'
 import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'
-import { credentialed } from '../access/guard.js'
-import type { CredentialRecord, CredentialStore } from '../access/store.js'
-import { sentBody } from '../e2.js'
-import { failures, idParameter, notFound, pathId, supportingErrors } from '../errors.js'
-import { readOne } from '../read-one.js'
 import { checkNewCredential } from './rules.js'
 import {
   CreatedKredensial,
@@ -33,6 +40,11 @@ export const lastAdmin = () =>
     'LAST_ADMIN',
     'the last admin credential that has not expired cannot be revoked: create another first',
   )
+
+const lastAdminFailure = e2Response(
+  'The last admin credential that has not expired cannot be revoked (`LAST_ADMIN`): create ' +
+    'another first.',
+)
 
 const taggedCredential = taggedItem<CredentialRecord>({
   schema: KredensialEnvelope,
@@ -64,14 +76,14 @@ export function credentialRoutes({
         description: 'Who it is for, its role, and when it expires (optional).',
         example: newKredensialExample,
       },
-      onRequest: [requireJsonContentType(supportingErrors)],
+      onRequest: [requireJsonContentType(e2Errors)],
       responses: {
         201: {
           description: 'Issued: the credential with its `secret`.',
           schema: CreatedKredensial,
           headers: locationHeader('Path of the new credential, `/kredensial/<id>`.'),
         },
-        ...failures.body,
+        ...e2Failures.body,
       },
       async handler(request, reply) {
         const fields = checkNewCredential(sentBody(request), now())
@@ -117,9 +129,9 @@ export function credentialRoutes({
       parameters: [idParameter('Credential')],
       responses: {
         204: { description: 'Revoked; empty body.' },
-        400: failures.invalidId,
-        404: failures.notFound,
-        409: failures.lastAdmin,
+        400: e2Failures.invalidId,
+        404: e2Failures.notFound,
+        409: lastAdminFailure,
       },
       async handler(request, reply) {
         const { id, raw } = pathId(request)

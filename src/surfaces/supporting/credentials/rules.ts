@@ -1,7 +1,7 @@
+import type { Peran } from '../../../access/identity.js'
+import { bodyFields, nonBlankText } from '../../../http/e2/fields.js'
+import { validationError } from '../../../http/e2/shape.js'
 import { codePointLength, rfc3339Instant } from '../../../text.js'
-import type { Peran } from '../access/identity.js'
-import { validationError } from '../e2.js'
-import { bodyFields, nonBlankText } from '../fields.js'
 
 export const NAMA_MAX = 100
 

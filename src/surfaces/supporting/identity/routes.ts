@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
+import { credentialed, identityOf } from '../../../access/guard.js'
+import type { CredentialStore } from '../../../access/store.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
-import { credentialed, identityOf } from '../access/guard.js'
-import type { CredentialStore } from '../access/store.js'
 
 const Profil = Type.Object({
   data: Type.Object({

@@ -4,22 +4,22 @@ import {
   taggedItem,
   withETag,
 } from '../../../http/conditional.js'
+import { readOne } from '../../../http/e2/read-one.js'
+import { sentBody } from '../../../http/e2/shape.js'
 import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-content-type.js'
 import { atId } from '../../../http/path-id.js'
 import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'
 import { PRECONDITION_FAILED } from '../../../store/precondition.js'
-import { sentBody } from '../e2.js'
 import {
   alreadyPaid,
+  e2Errors,
   failures,
   idParameter,
   notFound,
   pathId,
   preconditionFailed,
-  supportingErrors,
 } from '../errors.js'
-import { readOne } from '../read-one.js'
 import { checkNewOrder } from './rules.js'
 import { type Pesanan, PesananBaru, PesananEnvelope } from './schemas.js'
 import type { OrderStore } from './store.js'
@@ -48,7 +48,7 @@ export function orderRoutes({ store }: { store: OrderStore }): RouteSpec[] {
           description: 'The new order.',
           example: { email: 'rina.wijaya@example.com', jumlah: 2 },
         },
-        onRequest: [requireJsonContentType(supportingErrors)],
+        onRequest: [requireJsonContentType(e2Errors)],
         responses: {
           201: withETag({
             description: 'Created.',

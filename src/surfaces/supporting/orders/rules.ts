@@ -1,5 +1,5 @@
-import { validationError } from '../e2.js'
-import { bodyFields, EMAIL_RULE, emailAddress } from '../fields.js'
+import { bodyFields, EMAIL_RULE, emailAddress } from '../../../http/e2/fields.js'
+import { validationError } from '../../../http/e2/shape.js'
 
 export const orderViolations = {
   email: EMAIL_RULE,

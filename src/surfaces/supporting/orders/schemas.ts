@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox'
-import { emailSchema } from '../fields.js'
+import { emailSchema } from '../../../http/e2/fields.js'
 
 export const ORDER_STATUSES = ['MENUNGGU', 'LUNAS'] as const
 

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises'
 import { Type } from 'typebox'
+import { credentialed, credentialOf, identityOf } from '../../../access/guard.js'
+import type { CredentialStore } from '../../../access/store.js'
 import type { RouteSpec } from '../../../http/route-spec.js'
 import { sendRateLimitHeaders } from '../../../rate-limit/headers.js'
 import type { RateLimiter } from '../../../rate-limit/limiter.js'
-import { credentialed, credentialOf, identityOf } from '../access/guard.js'
-import type { CredentialStore } from '../access/store.js'
-import { failures, rateLimited, supportingErrors } from '../errors.js'
+import { e2Errors, failures, rateLimited } from '../errors.js'
 
 export interface ReportRouteOptions {
   credentials: CredentialStore
@@ -79,7 +79,7 @@ export function reportRoutes(options: ReportRouteOptions): RouteSpec[] {
           { err: error, file: salesReportFile },
           'laporan-penjualan: the report file cannot be read',
         )
-        throw supportingErrors.fromFramework({ kind: 'internal' })
+        throw e2Errors.fromFramework({ kind: 'internal' })
       }
     },
   }

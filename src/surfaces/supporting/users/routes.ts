@@ -1,11 +1,11 @@
 import type { UsersVariant } from '../../../config.js'
 import { taggedItem, withETag } from '../../../http/conditional.js'
+import { readOne } from '../../../http/e2/read-one.js'
+import { sentBody } from '../../../http/e2/shape.js'
 import { idempotent } from '../../../http/idempotency.js'
 import { requireJsonContentType } from '../../../http/json-content-type.js'
 import { created, locationHeader, type RouteSpec } from '../../../http/route-spec.js'
-import { sentBody } from '../e2.js'
-import { emailTaken, failures, supportingErrors } from '../errors.js'
-import { readOne } from '../read-one.js'
+import { e2Errors, emailTaken, failures } from '../errors.js'
 import { hashPassword } from './password.js'
 import { checkNewUser } from './rules.js'
 import { newUser, newUserExample, User, UserEnvelope, UserList } from './schemas.js'
@@ -54,7 +54,7 @@ export function userRoutes({ store, variant }: UserRouteOptions): RouteSpec[] {
           description: 'The new user.',
           example: newUserExample(variant),
         },
-        onRequest: [requireJsonContentType(supportingErrors)],
+        onRequest: [requireJsonContentType(e2Errors)],
         responses: {
           201: withETag({
             description: 'Created.',

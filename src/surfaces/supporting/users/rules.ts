@@ -1,7 +1,7 @@
 import type { UsersVariant } from '../../../config.js'
+import { bodyFields, EMAIL_RULE, emailAddress, nonBlankText } from '../../../http/e2/fields.js'
+import { validationError } from '../../../http/e2/shape.js'
 import { codePointLength } from '../../../text.js'
-import { validationError } from '../e2.js'
-import { bodyFields, EMAIL_RULE, emailAddress, nonBlankText } from '../fields.js'
 
 export const PASSWORD_MIN = 8
 

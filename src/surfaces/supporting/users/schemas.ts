@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox'
 import type { UsersVariant } from '../../../config.js'
 import { trimmedText } from '../../../http/body-schemas.js'
-import { emailSchema } from '../fields.js'
+import { emailSchema } from '../../../http/e2/fields.js'
 import { PASSWORD_MIN } from './rules.js'
 
 export const User = Type.Object(

@@ -1,4 +1,4 @@
-import type { EventType } from '../../store/events.js'
+import type { EventType } from '../store/events.js'
 import type { StoredEvent } from './store.js'
 
 /** Counts one more event of `type` in `counts`. */

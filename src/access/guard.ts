@@ -4,10 +4,16 @@ import type {
   FastifyRequest,
   onRequestAsyncHookHandler,
 } from 'fastify'
-import { headerValue } from '../../../http/headers.js'
-import type { RouteSpec } from '../../../http/route-spec.js'
-import { failures, forbidden, missingApiKey, tooManyFailures, unauthenticated } from '../errors.js'
+import { headerValue } from '../http/headers.js'
+import type { RouteSpec } from '../http/route-spec.js'
 import { throttleKey } from './client-address.js'
+import {
+  accessFailures,
+  forbidden,
+  missingApiKey,
+  tooManyFailures,
+  unauthenticated,
+} from './errors.js'
 import type { Identity } from './identity.js'
 import { isAllowed } from './policy.js'
 import type { Credential, CredentialStore, RefusalReason } from './store.js'
@@ -185,10 +191,10 @@ export function credentialed(
     security: options.apiKeyOnly ? ['apiKey'] : ['bearer', 'apiKey'],
     responses: {
       ...route.responses,
-      401: failures.unauthenticated,
-      403: failures.forbidden,
+      401: accessFailures.unauthenticated,
+      403: accessFailures.forbidden,
       // `/laporan` documents its own 429, of its bucket and of this throttle both.
-      429: route.responses[429] ?? failures.throttled,
+      429: route.responses[429] ?? accessFailures.throttled,
     },
   }
 }

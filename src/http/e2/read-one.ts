@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
-import { conditionalRead, type TaggedItem } from '../../http/conditional.js'
-import { atId } from '../../http/path-id.js'
-import type { RouteSpec } from '../../http/route-spec.js'
-import { failures, idParameter, notFound, pathId } from './errors.js'
+import { conditionalRead, type TaggedItem } from '../conditional.js'
+import { atId } from '../path-id.js'
+import type { RouteSpec } from '../route-spec.js'
+import { e2Failures, idParameter, notFound, pathId } from './errors.js'
 
 export interface ReadOneOptions<T> {
   /** The path template, ending in `/{id}`. */
@@ -20,8 +20,8 @@ export interface ReadOneOptions<T> {
 }
 
 /**
- * `GET .../{id}` of surface D: 400 `INVALID_ID`, then 404 `NOT_FOUND`, then the resource with
- * its ETag, or 304 when `If-None-Match` matches it.
+ * `GET .../{id}` of a surface that speaks E2 at the root (D, webhooks): 400 `INVALID_ID`, then
+ * 404 `NOT_FOUND`, then the resource with its ETag, or 304 when `If-None-Match` matches it.
  */
 export function readOne<T>(options: ReadOneOptions<T>): RouteSpec {
   const { what, find, item, check } = options
@@ -37,8 +37,8 @@ export function readOne<T>(options: ReadOneOptions<T>): RouteSpec {
     parameters: [idParameter(name)],
     responses: {
       200: { description: `The ${what}.`, schema: item.schema },
-      400: failures.invalidId,
-      404: failures.notFound,
+      400: e2Failures.invalidId,
+      404: e2Failures.notFound,
     },
     async handler(request, reply) {
       const { id, raw } = pathId(request)

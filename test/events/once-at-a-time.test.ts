@@ -3,7 +3,7 @@
 // start of the run before.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { OnceAtATime } from '../../../src/surfaces/events/once-at-a-time.js'
+import { OnceAtATime } from '../../src/events/once-at-a-time.js'
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
 

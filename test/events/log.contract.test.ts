@@ -3,12 +3,12 @@
 // publish none; the most recent are kept; a reader resumes from any id.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { demoSeed } from '../../../src/seed.js'
-import { PRECONDITION_FAILED } from '../../../src/store/precondition.js'
-import { type Stores, seededMemoryStores } from '../../../src/stores.js'
-import type { StoredEvent } from '../../../src/surfaces/events/store.js'
-import { eventsAfter } from '../../support/sse.js'
-import { forEachStore, ODD_TEXTS } from '../../support/stores.js'
+import type { StoredEvent } from '../../src/events/store.js'
+import { demoSeed } from '../../src/seed.js'
+import { PRECONDITION_FAILED } from '../../src/store/precondition.js'
+import { type Stores, seededMemoryStores } from '../../src/stores.js'
+import { eventsAfter } from '../support/sse.js'
+import { forEachStore, ODD_TEXTS } from '../support/stores.js'
 
 interface Sent {
   specversion: string

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify'
 import { Type } from 'typebox'
-import type { ErrorShape } from '../../http/errors.js'
-import { ApiError } from '../../http/errors.js'
-import { KEY_RULE } from '../../http/idempotency.js'
+import type { ErrorShape } from '../errors.js'
+import { ApiError } from '../errors.js'
+import { KEY_RULE } from '../idempotency.js'
 
 /** Every field rule a body broke, each field with its reason: 400 `VALIDATION_ERROR`. */
 export function validationError(violations: Record<string, string>): ApiError {
@@ -22,7 +22,7 @@ export function sentBody(request: FastifyRequest): unknown {
 
 /**
  * The E2 error body, for response serialization and the published description: the map is
- * `details` (surface D, the rate limiter) or `fields` (the priority todo).
+ * `details` (D, the feed, webhooks, the rate limiter) or `fields` (the priority todo).
  */
 export function e2Body(mapName: 'details' | 'fields') {
   return Type.Object(
@@ -43,8 +43,9 @@ export const E2Body = e2Body('details')
 export const E2FieldsBody = e2Body('fields')
 
 /**
- * Error shape E2: `{ error: { code, message, details? } }` (surface D, the rate limiter), or with
- * the map named `fields` (the priority todo). Map keys come out in alphabetical order.
+ * Error shape E2: `{ error: { code, message, details? } }` (D, the feed, webhooks, the rate
+ * limiter), or with the map named `fields` (the priority todo). Map keys come out in
+ * alphabetical order.
  */
 export function e2Shape(mapName: 'details' | 'fields', bodyLimit?: number): ErrorShape {
   return {

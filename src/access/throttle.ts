@@ -5,7 +5,7 @@
 // deciding are one step: a failure's 401 or 429 follows from the count its own increment
 // returned, so a burst of concurrent failures gets no more than AUTH_FAILURES_MAX 401s.
 import type { Redis } from 'ioredis'
-import { type MonotonicClock, monotonicClock } from '../../../rate-limit/limiter.js'
+import { type MonotonicClock, monotonicClock } from '../rate-limit/limiter.js'
 
 export const FAILURE_WINDOW_MS = 60_000
 

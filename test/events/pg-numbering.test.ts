@@ -5,14 +5,14 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
 import pg from 'pg'
-import { defaults } from '../../../src/config.js'
-import { Database } from '../../../src/store/postgres/database.js'
-import { migrate } from '../../../src/store/postgres/migrate.js'
-import { publishing } from '../../../src/store/postgres/outbox.js'
-import { createPostgresStores, EVENT_RENDERERS } from '../../../src/stores.js'
-import { PgEventLog } from '../../../src/surfaces/events/pg-store.js'
-import type { StoredEvent } from '../../../src/surfaces/events/store.js'
-import { freshDatabaseUrl, migratedSchema, skipWithoutPostgres } from '../../support/postgres.js'
+import { defaults } from '../../src/config.js'
+import { PgEventLog } from '../../src/events/pg-store.js'
+import type { StoredEvent } from '../../src/events/store.js'
+import { Database } from '../../src/store/postgres/database.js'
+import { migrate } from '../../src/store/postgres/migrate.js'
+import { publishing } from '../../src/store/postgres/outbox.js'
+import { createPostgresStores, EVENT_RENDERERS } from '../../src/stores.js'
+import { freshDatabaseUrl, migratedSchema, skipWithoutPostgres } from '../support/postgres.js'
 
 const skip = await skipWithoutPostgres()
 

@@ -3,15 +3,12 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { describe, test } from 'node:test'
-import { demoSeed, parseSeed } from '../../../src/seed.js'
-import type { Identity } from '../../../src/surfaces/supporting/access/identity.js'
-import {
-  MemoryCredentialStore,
-  REVOKED_KEPT,
-} from '../../../src/surfaces/supporting/access/memory-store.js'
-import type { CredentialStore } from '../../../src/surfaces/supporting/access/store.js'
-import { forEachStore, type StoreKind, tryMutate } from '../../support/stores.js'
-import { ADMIN, BUDI, SITI } from '../../support/supporting.js'
+import type { Identity } from '../../src/access/identity.js'
+import { MemoryCredentialStore, REVOKED_KEPT } from '../../src/access/memory-store.js'
+import type { CredentialStore } from '../../src/access/store.js'
+import { demoSeed, parseSeed } from '../../src/seed.js'
+import { forEachStore, type StoreKind, tryMutate } from '../support/stores.js'
+import { ADMIN, BUDI, SITI } from '../support/supporting.js'
 
 /** The SHA-256 of the secret's UTF-8 bytes, in lowercase hex: computed here, not by the store. */
 const sha256Hex = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex')

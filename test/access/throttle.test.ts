@@ -9,16 +9,13 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import type { Config } from '../../../src/config.js'
-import { throttleKey } from '../../../src/surfaces/supporting/access/client-address.js'
-import {
-  FAILURE_WINDOW_MS,
-  MemoryAuthThrottle,
-} from '../../../src/surfaces/supporting/access/throttle.js'
-import { TEST_STORE, testApp } from '../../support/helpers.js'
-import { migratedSchema, skipWithoutPostgres } from '../../support/postgres.js'
-import { freshPrefix, REDIS_URL, skipWithoutRedis } from '../../support/redis.js'
-import { ADMIN, assertE2, BUDI, bearer } from '../../support/supporting.js'
+import { throttleKey } from '../../src/access/client-address.js'
+import { FAILURE_WINDOW_MS, MemoryAuthThrottle } from '../../src/access/throttle.js'
+import type { Config } from '../../src/config.js'
+import { TEST_STORE, testApp } from '../support/helpers.js'
+import { migratedSchema, skipWithoutPostgres } from '../support/postgres.js'
+import { freshPrefix, REDIS_URL, skipWithoutRedis } from '../support/redis.js'
+import { ADMIN, assertE2, BUDI, bearer } from '../support/supporting.js'
 
 const MAX = 3
 

@@ -1,4 +1,4 @@
-import type { EventType } from '../../store/events.js'
+import type { EventType } from '../store/events.js'
 
 /** An event as the log keeps it, ready to send. */
 export interface StoredEvent {
@@ -36,6 +36,12 @@ export interface EventLog {
    * listeners (0 when none): a stream opened without `after` starts after it. Never moves back.
    */
   readonly newest: number
+  /**
+   * Where the log's numbering also queues the webhooks' deliveries (PostgreSQL's, in one
+   * transaction): calls `listener` whenever a numbering, in this process or another, queued
+   * some. A log without it queues none (memory: the webhook store queues its own).
+   */
+  onQueued?(listener: () => void): () => void
   /** Stops what the log runs in the background. */
   close(): Promise<void>
 }

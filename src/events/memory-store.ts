@@ -1,4 +1,4 @@
-import type { EventType, NewEvent, Publish } from '../../store/events.js'
+import type { EventType, NewEvent, Publish } from '../store/events.js'
 import { cloudEvent } from './cloud-event.js'
 import { countType, Listeners } from './listeners.js'
 import type { EventLog, LogBounds, StoredEvent } from './store.js'

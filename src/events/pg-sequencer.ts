@@ -1,4 +1,4 @@
-import type { Queryable } from '../../store/postgres/database.js'
+import type { Queryable } from '../store/postgres/database.js'
 
 /** The lock the sequencer holds for its transaction: one numbering at a time, every process. */
 const SEQUENCER_LOCK = 7_265_738_403

@@ -1,4 +1,4 @@
-import { EVENT_SOURCES, type EventType, resourceOf } from '../../store/events.js'
+import { EVENT_SOURCES, type EventType, resourceOf } from '../store/events.js'
 
 /** What the log knows of one event once it has its id and time. */
 export interface EventParts {

@@ -1,6 +1,6 @@
-import type { Queryable } from '../../../store/postgres/database.js'
-import { first } from '../../../store/postgres/rows.js'
-import { fromText, toText } from '../../../store/postgres/text.js'
+import type { Queryable } from '../store/postgres/database.js'
+import { first } from '../store/postgres/rows.js'
+import { fromText, toText } from '../store/postgres/text.js'
 import type { Identity, Peran } from './identity.js'
 import {
   type Credential,

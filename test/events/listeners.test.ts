@@ -3,8 +3,8 @@
 // id was moved past it while no one listened).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { Listeners } from '../../../src/surfaces/events/listeners.js'
-import type { StoredEvent } from '../../../src/surfaces/events/store.js'
+import { Listeners } from '../../src/events/listeners.js'
+import type { StoredEvent } from '../../src/events/store.js'
 
 const events = (...ids: number[]): StoredEvent[] =>
   ids.map((id) => ({ id, type: 'tugas.created', owner: undefined, json: '{}' }))

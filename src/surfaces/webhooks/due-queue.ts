@@ -1,0 +1,105 @@
+/** An item a DueQueue orders: by `dueAt`, then by `key` (the order they were queued in). */
+export interface Due {
+  readonly key: number
+  /** Changed only through the queue's reschedule while the item is in a queue. */
+  dueAt: number
+}
+
+const before = (a: Due, b: Due) => a.dueAt < b.dueAt || (a.dueAt === b.dueAt && a.key < b.key)
+
+/**
+ * Items by due time, soonest first, as a binary heap: adding, removing and rescheduling one
+ * cost O(log n), and the first `count` due cost O(count log n), however many wait behind them.
+ * Each item is in one queue at most.
+ */
+export class DueQueue<T extends Due> {
+  readonly #heap: T[] = []
+  /** Each item's index in #heap. */
+  readonly #slots = new Map<T, number>()
+
+  get size(): number {
+    return this.#heap.length
+  }
+
+  /** Every item, in no particular order. */
+  items(): readonly T[] {
+    return this.#heap
+  }
+
+  add(item: T): void {
+    this.#heap.push(item)
+    this.#slots.set(item, this.#heap.length - 1)
+    this.#up(this.#heap.length - 1)
+  }
+
+  remove(item: T): void {
+    const slot = this.#slots.get(item)
+    if (slot === undefined) return
+    this.#slots.delete(item)
+    const last = this.#heap.pop() as T
+    if (slot === this.#heap.length) return
+    this.#place(last, slot)
+    this.#settle(slot)
+  }
+
+  reschedule(item: T, dueAt: number): void {
+    item.dueAt = dueAt
+    const slot = this.#slots.get(item)
+    if (slot !== undefined) this.#settle(slot)
+  }
+
+  /** Up to `count` items due at `now`, soonest first; the queue is left as it was. */
+  firstDue(now: number, count: number): T[] {
+    const found: T[] = []
+    while (found.length < count) {
+      const first = this.#heap[0]
+      if (first === undefined || first.dueAt > now) break
+      found.push(first)
+      this.remove(first)
+    }
+    for (const item of found) this.add(item)
+    return found
+  }
+
+  #settle(slot: number): void {
+    if (!this.#up(slot)) this.#down(slot)
+  }
+
+  /** Moves the item at `slot` towards the root while it is due before its parent. */
+  #up(slot: number): boolean {
+    const item = this.#heap[slot] as T
+    let at = slot
+    while (at > 0) {
+      const parent = (at - 1) >> 1
+      const above = this.#heap[parent] as T
+      if (!before(item, above)) break
+      this.#place(above, at)
+      at = parent
+    }
+    this.#place(item, at)
+    return at !== slot
+  }
+
+  #down(slot: number): void {
+    const item = this.#heap[slot] as T
+    const length = this.#heap.length
+    let at = slot
+    for (;;) {
+      const left = 2 * at + 1
+      if (left >= length) break
+      const right = left + 1
+      const child =
+        right < length && before(this.#heap[right] as T, this.#heap[left] as T) ? right : left
+      const below = this.#heap[child] as T
+      if (!before(below, item)) break
+      this.#place(below, at)
+      at = child
+    }
+    this.#place(item, at)
+  }
+
+  #place(item: T, slot: number): void {
+    this.#heap[slot] = item
+    this.#slots.set(item, slot)
+  }
+}
