@@ -5,7 +5,7 @@
 // files running beside it are not disturbed. Debian's server binaries (`pg_config --bindir`);
 // as root, they run as the `postgres` user, as the server refuses to run as root.
 import { execFile, execFileSync } from 'node:child_process'
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -13,14 +13,18 @@ import { freePort } from './ports.js'
 import { skipFor } from './services.js'
 
 const run = promisify(execFile)
+const DEBIAN = '/usr/lib/postgresql'
 
+/** PG_BINDIR, else what `pg_config` says, else Debian's newest server under /usr/lib/postgresql. */
 function binaries(): string | undefined {
   const fromEnv = process.env.PG_BINDIR
   if (fromEnv !== undefined) return fromEnv
   try {
     return execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim()
   } catch {
-    return undefined
+    const versions = existsSync(DEBIAN) ? readdirSync(DEBIAN).filter((v) => /^\d+$/.test(v)) : []
+    const newest = versions.sort((a, b) => Number(b) - Number(a))[0]
+    return newest === undefined ? undefined : join(DEBIAN, newest, 'bin')
   }
 }
 
