@@ -7,7 +7,7 @@ import { defaults } from '../src/config.js'
 import { createInfrastructure } from '../src/infrastructure.js'
 import { demoSeed } from '../src/seed.js'
 import { seededMemoryStores } from '../src/stores.js'
-import { call, json, testApp } from './support/helpers.js'
+import { call, callJson, json, testApp } from './support/helpers.js'
 
 const endpointNotFound = { error: { kode: 'TIDAK_ADA', pesan: 'endpoint not found' } }
 
@@ -67,12 +67,7 @@ describe('fallbacks (decisions.md section 2)', () => {
       assert.equal(response.statusCode, 404)
       assert.deepEqual(response.json(), endpointNotFound)
     }
-    const huge = await call(app, {
-      method: 'POST',
-      url: '/nope',
-      headers: json,
-      payload: 'x'.repeat(3_000_000),
-    })
+    const huge = await callJson(app, 'POST', '/nope', 'x'.repeat(3_000_000))
     assert.equal(huge.statusCode, 404)
   })
 })
@@ -80,12 +75,7 @@ describe('fallbacks (decisions.md section 2)', () => {
 describe('surface A under /v1', () => {
   test('the same handlers and data; Location keeps the prefix', async () => {
     const app = await testApp()
-    const created = await call(app, {
-      method: 'POST',
-      url: '/v1/tugas',
-      headers: json,
-      payload: { title: 'Lewat v1' },
-    })
+    const created = await callJson(app, 'POST', '/v1/tugas', { title: 'Lewat v1' })
     assert.equal(created.statusCode, 201)
     assert.equal(created.headers.location, '/v1/tugas/6')
     assert.deepEqual((await call(app, { url: '/tugas/6' })).json(), created.json())
@@ -93,12 +83,7 @@ describe('surface A under /v1', () => {
       (await call(app, { url: '/v1/tugas' })).json(),
       (await call(app, { url: '/tugas' })).json(),
     )
-    const komentar = await call(app, {
-      method: 'POST',
-      url: '/v1/tugas/6/komentar',
-      headers: json,
-      payload: { isi: 'ok' },
-    })
+    const komentar = await callJson(app, 'POST', '/v1/tugas/6/komentar', { isi: 'ok' })
     assert.equal(komentar.headers.location, '/v1/tugas/6/komentar/4')
     assert.equal((await call(app, { method: 'DELETE', url: '/v1/tugas/6' })).statusCode, 204)
     assert.equal((await call(app, { url: '/tugas/6' })).statusCode, 404)
@@ -113,12 +98,7 @@ describe('framework errors have the E1 shape', () => {
     assert.equal(Buffer.byteLength(exact), 1024 * 1024)
     const fits = await call(app, { method: 'POST', url: '/tugas', headers: json, payload: exact })
     assert.equal(fits.statusCode, 201)
-    const over = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: `${exact} `,
-    })
+    const over = await callJson(app, 'POST', '/tugas', `${exact} `)
     assert.equal(over.statusCode, 413)
     assert.deepEqual(over.json(), {
       error: {

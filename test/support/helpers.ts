@@ -163,3 +163,13 @@ export async function call(app: FastifyInstance, options: InjectOptions & { url:
   )
   return response
 }
+
+/** `call` with a JSON body: the write most tests send. */
+export function callJson(
+  app: FastifyInstance,
+  method: 'POST' | 'PUT' | 'PATCH',
+  url: string,
+  payload: InjectOptions['payload'],
+) {
+  return call(app, { method, url, headers: json, payload })
+}

@@ -29,6 +29,24 @@ export interface GuardedWrite<T> {
 /** An answer that is an item (the written item), not a refusal. */
 export const isItem = (result: unknown) => typeof result === 'object' && result !== null
 
+/** A guarded write that answers the written item, and undefined for a missing item. */
+export function guardedChange<T>(name: string, run: GuardedWrite<T>['run']): GuardedWrite<T> {
+  return { name, run, missing: undefined, wrote: isItem }
+}
+
+/** The guarded `delete` of a store whose delete answers true, and false for a missing item. */
+export function guardedDelete<T>(
+  remove: (id: number, precondition?: Precondition<T>) => Promise<unknown>,
+): GuardedWrite<T> {
+  return {
+    name: 'delete',
+    run: (id, _n, precondition) => remove(id, precondition),
+    missing: false,
+    wrote: (result) => result === true,
+    removes: true,
+  }
+}
+
 export interface GuardedStore<T> {
   /** A new item in `stores`, in the state every write can change (an order not yet paid). */
   create(): Promise<T & { id: number }>

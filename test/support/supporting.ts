@@ -54,3 +54,23 @@ export function assertE2(
   if (status === 401) assert.equal(response.headers['www-authenticate'], 'Bearer realm="api"')
   return error
 }
+
+type Route = readonly [method: NonNullable<InjectOptions['method']>, url: string, allow: string]
+
+/**
+ * Sends each `[method, url, allow]` with each of `requests` (headers, body) and asserts a 405
+ * METHOD_NOT_ALLOWED (E2) with that `Allow`.
+ */
+export async function assertNotAllowed(
+  app: FastifyInstance,
+  routes: readonly Route[],
+  requests: readonly Omit<InjectOptions, 'method' | 'url'>[],
+): Promise<void> {
+  for (const [method, url, allow] of routes) {
+    for (const request of requests) {
+      const response = await app.inject({ method, url, ...request })
+      assertE2(response, 405, 'METHOD_NOT_ALLOWED')
+      assert.equal(response.headers.allow, allow, `${method} ${url}`)
+    }
+  }
+}

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 const PLAIN = 'text/plain; charset=utf-8'
 
@@ -53,11 +53,10 @@ describe('surface B', () => {
 
   test('POST creates: 201, Location, selesai false, judul stored trimmed', async () => {
     const app = await testApp()
-    const response = await send(app, {
-      method: 'POST',
-      url: '/api/tugas',
-      headers: json,
-      payload: { judul: '  Belajar Rust  ', selesai: true, id: 7 },
+    const response = await callJson(app, 'POST', '/api/tugas', {
+      judul: '  Belajar Rust  ',
+      selesai: true,
+      id: 7,
     })
     assert.equal(response.statusCode, 201)
     assert.equal(response.headers.location, '/api/tugas/1')
@@ -110,12 +109,7 @@ describe('surface B', () => {
 
   test('PUT replaces judul and selesai, both required', async () => {
     const app = await withTask()
-    const response = await send(app, {
-      method: 'PUT',
-      url: '/api/tugas/1',
-      headers: json,
-      payload: { judul: ' Ganti ', selesai: true },
-    })
+    const response = await callJson(app, 'PUT', '/api/tugas/1', { judul: ' Ganti ', selesai: true })
     assert.equal(response.statusCode, 200)
     assert.deepEqual(response.json(), { id: 1, judul: 'Ganti', selesai: true })
     assert.deepEqual((await send(app, { url: '/api/tugas/1' })).json(), response.json())

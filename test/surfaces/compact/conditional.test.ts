@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { conditionalSuite, OTHER_TAG, STRONG_TAG } from '../../support/conditional-kit.js'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 function versiTidakCocok(response: LightMyRequestResponse) {
   assert.equal(response.statusCode, 412, response.body)
@@ -14,12 +14,7 @@ function versiTidakCocok(response: LightMyRequestResponse) {
 }
 
 async function createTask(app: FastifyInstance, n: number): Promise<string> {
-  const response = await call(app, {
-    method: 'POST',
-    url: '/api/tugas',
-    headers: json,
-    payload: { judul: `Tugas ${n}` },
-  })
+  const response = await callJson(app, 'POST', '/api/tugas', { judul: `Tugas ${n}` })
   assert.equal(response.statusCode, 201)
   return String(response.headers.location)
 }
@@ -42,12 +37,7 @@ conditionalSuite('/api/tugas/<id>', {
 describe('surface B: conditional requests, the rest', () => {
   test('POST /api/tugas sends the ETag its GET sends', async () => {
     const app = await testApp()
-    const created = await call(app, {
-      method: 'POST',
-      url: '/api/tugas',
-      headers: json,
-      payload: { judul: 'Baru' },
-    })
+    const created = await callJson(app, 'POST', '/api/tugas', { judul: 'Baru' })
     assert.match(String(created.headers.etag), STRONG_TAG)
     const read = await call(app, { url: String(created.headers.location) })
     assert.equal(read.headers.etag, created.headers.etag)

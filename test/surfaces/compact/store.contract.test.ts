@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { CompactTugas } from '../../../src/surfaces/compact/schemas.js'
-import { isItem, preconditionContract } from '../../support/preconditions.js'
+import { guardedChange, guardedDelete, preconditionContract } from '../../support/preconditions.js'
 import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 await forEachStore('CompactStore', (kind) => {
@@ -11,20 +11,10 @@ await forEachStore('CompactStore', (kind) => {
     create: () => compact.create('awal'),
     get: (id) => compact.get(id),
     writes: [
-      {
-        name: 'replace',
-        run: (id, n, precondition) =>
-          compact.replace(id, { judul: `ganti ${n}`, selesai: n % 2 === 0 }, precondition),
-        missing: undefined,
-        wrote: isItem,
-      },
-      {
-        name: 'delete',
-        run: (id, _n, precondition) => compact.delete(id, precondition),
-        missing: false,
-        wrote: (result) => result === true,
-        removes: true,
-      },
+      guardedChange('replace', (id, n, precondition) =>
+        compact.replace(id, { judul: `ganti ${n}`, selesai: n % 2 === 0 }, precondition),
+      ),
+      guardedDelete((id, precondition) => compact.delete(id, precondition)),
     ],
   }))
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Dokumen } from '../../../src/surfaces/supporting/documents/schemas.js'
-import { preconditionContract } from '../../support/preconditions.js'
+import { guardedDelete, preconditionContract } from '../../support/preconditions.js'
 import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 // Owners interleaved, so each owner's documents are not adjacent in id order.
@@ -13,15 +13,7 @@ await forEachStore('DocumentStore', (kind) => {
   preconditionContract<Dokumen>(kind, ({ documents }) => ({
     create: () => documents.create({ judul: 'Rencana', pemilik: 'budi' }),
     get: (id) => documents.get(id),
-    writes: [
-      {
-        name: 'delete',
-        run: (id, _n, precondition) => documents.delete(id, precondition),
-        missing: false,
-        wrote: (result) => result === true,
-        removes: true,
-      },
-    ],
+    writes: [guardedDelete((id, precondition) => documents.delete(id, precondition))],
   }))
 
   test('create gives { id, judul, pemilik } from id 1; list() and list({}) give all in id order; get', async () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { createMemoryStores } from '../../../src/stores.js'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 import {
   assertReplay,
   BAD_KEYS,
@@ -69,12 +69,7 @@ describe('Idempotency-Key on POST /pesanan/<id>/bayar', () => {
     body: response.body,
   })
   const order = (app: FastifyInstance) =>
-    call(app, {
-      method: 'POST',
-      url: '/pesanan',
-      headers: json,
-      payload: '{"email":"a@contoh.id","jumlah":2}',
-    })
+    callJson(app, 'POST', '/pesanan', '{"email":"a@contoh.id","jumlah":2}')
   const refused = (response: Awaited<ReturnType<typeof pay>>, expected: typeof refusals.inUse) => {
     assert.equal(response.statusCode, expected.status, response.body)
     assert.deepEqual(response.json(), expected.body)

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { orderViolations } from '../../../src/surfaces/supporting/orders/rules.js'
 import { json, testApp } from '../../support/helpers.js'
-import { assertE2, bearer, callD } from '../../support/supporting.js'
+import { assertE2, assertNotAllowed, bearer, callD } from '../../support/supporting.js'
 
 const MiB = 1048576
 
@@ -336,24 +336,22 @@ describe('/pesanan: methods not registered (405 METHOD_NOT_ALLOWED)', () => {
       { headers: { 'content-type': 'text/plain' }, payload: 'x' },
       { headers: json, payload: `"${'x'.repeat(MiB + 10)}"` },
     ]
-    for (const [method, url, allow] of [
-      ['GET', '/pesanan', 'POST'],
-      ['PUT', '/pesanan', 'POST'],
-      ['DELETE', '/pesanan', 'POST'],
-      ['DELETE', '/pesanan/1', 'GET, HEAD'],
-      ['PUT', '/pesanan/1', 'GET, HEAD'],
-      ['PATCH', '/pesanan/1', 'GET, HEAD'],
-      ['POST', '/pesanan/1', 'GET, HEAD'],
-      ['GET', '/pesanan/1/bayar', 'POST'],
-      ['PUT', '/pesanan/1/bayar', 'POST'],
-      ['DELETE', '/pesanan/abc/bayar', 'POST'],
-    ] as const) {
-      for (const body of bodies) {
-        const response = await app.inject({ method, url, ...body })
-        assertE2(response, 405, 'METHOD_NOT_ALLOWED')
-        assert.equal(response.headers.allow, allow, `${method} ${url}`)
-      }
-    }
+    await assertNotAllowed(
+      app,
+      [
+        ['GET', '/pesanan', 'POST'],
+        ['PUT', '/pesanan', 'POST'],
+        ['DELETE', '/pesanan', 'POST'],
+        ['DELETE', '/pesanan/1', 'GET, HEAD'],
+        ['PUT', '/pesanan/1', 'GET, HEAD'],
+        ['PATCH', '/pesanan/1', 'GET, HEAD'],
+        ['POST', '/pesanan/1', 'GET, HEAD'],
+        ['GET', '/pesanan/1/bayar', 'POST'],
+        ['PUT', '/pesanan/1/bayar', 'POST'],
+        ['DELETE', '/pesanan/abc/bayar', 'POST'],
+      ],
+      bodies,
+    )
     assert.equal(orderOf(await callD(app, { url: '/pesanan/1' })).status, 'MENUNGGU')
   })
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { json, sharedApp, testApp } from '../../support/helpers.js'
-import { assertE2, bearer, callD } from '../../support/supporting.js'
+import { assertE2, assertNotAllowed, bearer, callD } from '../../support/supporting.js'
 
 const DEMO_PRODUCTS = [
   { id: 1, nama: 'Buku', harga: 50000, stok: 12 },
@@ -126,24 +126,21 @@ describe('/produk: methods', () => {
 
   test('products are read-only: other methods are 405 E2 with Allow: GET, HEAD', async () => {
     const app = await testApp()
-    for (const [method, url] of [
-      ['POST', '/produk'],
-      ['PUT', '/produk'],
-      ['DELETE', '/produk'],
-      ['POST', '/produk/1'],
-      ['PUT', '/produk/1'],
-      ['PATCH', '/produk/1'],
-      ['DELETE', '/produk/1'],
-    ] as const) {
-      const response = await app.inject({
-        method,
-        url,
-        headers: json,
-        payload: '{"nama":"X","harga":1,"stok":1}',
-      })
-      assertE2(response, 405, 'METHOD_NOT_ALLOWED')
-      assert.equal(response.headers.allow, 'GET, HEAD', `${method} ${url}`)
-    }
+    await assertNotAllowed(
+      app,
+      (
+        [
+          ['POST', '/produk'],
+          ['PUT', '/produk'],
+          ['DELETE', '/produk'],
+          ['POST', '/produk/1'],
+          ['PUT', '/produk/1'],
+          ['PATCH', '/produk/1'],
+          ['DELETE', '/produk/1'],
+        ] as const
+      ).map(([method, url]) => [method, url, 'GET, HEAD'] as const),
+      [{ headers: json, payload: '{"nama":"X","harga":1,"stok":1}' }],
+    )
     assert.deepEqual(products(await callD(app, { url: '/produk' })), DEMO_PRODUCTS)
   })
 })

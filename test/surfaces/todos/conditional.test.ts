@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { conditionalSuite, OTHER_TAG, STRONG_TAG } from '../../support/conditional-kit.js'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 function versiTidakCocok(response: LightMyRequestResponse) {
   assert.equal(response.statusCode, 412, response.body)
@@ -16,12 +16,12 @@ function versiTidakCocok(response: LightMyRequestResponse) {
 const priority = { todosVariant: 'priority' as const }
 
 async function createTodo(app: FastifyInstance, n: number, priorityVariant = false) {
-  const response = await call(app, {
-    method: 'POST',
-    url: '/todos',
-    headers: json,
-    payload: priorityVariant ? { title: `Todo ${n}`, priority: 2 } : { title: `Todo ${n}` },
-  })
+  const response = await callJson(
+    app,
+    'POST',
+    '/todos',
+    priorityVariant ? { title: `Todo ${n}`, priority: 2 } : { title: `Todo ${n}` },
+  )
   assert.equal(response.statusCode, 201, response.body)
   return String(response.headers.location)
 }
@@ -46,23 +46,13 @@ for (const config of [{}, priority]) {
 describe('surface C: conditional requests, the rest', () => {
   test('POST /todos (basic) sends the ETag its GET sends; the priority 201 has none', async () => {
     const basic = await testApp()
-    const created = await call(basic, {
-      method: 'POST',
-      url: '/todos',
-      headers: json,
-      payload: { title: 'Beli susu' },
-    })
+    const created = await callJson(basic, 'POST', '/todos', { title: 'Beli susu' })
     assert.match(String(created.headers.etag), STRONG_TAG)
     const read = await call(basic, { url: String(created.headers.location) })
     assert.equal(read.headers.etag, created.headers.etag)
     // The priority 201 is `{ id, title, priority }`, not the todo GET sends: no tag of it.
     const app = await testApp({ config: priority })
-    const other = await call(app, {
-      method: 'POST',
-      url: '/todos',
-      headers: json,
-      payload: { title: 'Rapat', priority: 2 },
-    })
+    const other = await callJson(app, 'POST', '/todos', { title: 'Rapat', priority: 2 })
     assert.equal(other.statusCode, 201)
     assert.equal(other.headers.etag, undefined)
   })

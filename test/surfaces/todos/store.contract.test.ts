@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { Todo } from '../../../src/surfaces/todos/schemas.js'
-import { isItem, preconditionContract } from '../../support/preconditions.js'
+import { guardedChange, guardedDelete, preconditionContract } from '../../support/preconditions.js'
 import { forEachStore, ODD_TEXTS, tryMutate } from '../../support/stores.js'
 
 /** A clock the test moves by hand. */
@@ -23,20 +23,10 @@ await forEachStore('TodoStore', (kind) => {
     create: () => todos.create({ title: 'awal', done: false, priority: 2 }),
     get: (id) => todos.get(id),
     writes: [
-      {
-        name: 'replace',
-        run: (id, n, precondition) =>
-          todos.replace(id, { title: `ganti ${n}`, done: n % 2 === 0 }, precondition),
-        missing: undefined,
-        wrote: isItem,
-      },
-      {
-        name: 'delete',
-        run: (id, _n, precondition) => todos.delete(id, precondition),
-        missing: false,
-        wrote: (result) => result === true,
-        removes: true,
-      },
+      guardedChange('replace', (id, n, precondition) =>
+        todos.replace(id, { title: `ganti ${n}`, done: n % 2 === 0 }, precondition),
+      ),
+      guardedDelete((id, precondition) => todos.delete(id, precondition)),
     ],
   }))
 

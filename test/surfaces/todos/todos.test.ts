@@ -5,7 +5,7 @@ import { once } from 'node:events'
 import { connect } from 'node:net'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
@@ -18,12 +18,7 @@ const basic = () => testApp({ config: { todosVariant: 'basic' } })
 const priority = () => testApp({ config: { todosVariant: 'priority' } })
 
 async function create(app: FastifyInstance, payload: unknown) {
-  return call(app, {
-    method: 'POST',
-    url: '/todos',
-    headers: json,
-    payload: JSON.stringify(payload),
-  })
+  return callJson(app, 'POST', '/todos', JSON.stringify(payload))
 }
 
 for (const [variant, build] of [
@@ -53,12 +48,7 @@ for (const [variant, build] of [
       for (const id of ['1', '-1', '0', '+2', '9007199254740992', '99999999999999999999']) {
         e3(await call(app, { url: `/todos/${id}` }), 404, 'tugas tidak ditemukan')
         e3(
-          await call(app, {
-            method: 'PUT',
-            url: `/todos/${id}`,
-            headers: json,
-            payload: '{"title":"x"}',
-          }),
+          await callJson(app, 'PUT', `/todos/${id}`, '{"title":"x"}'),
           404,
           'tugas tidak ditemukan',
         )
@@ -115,12 +105,7 @@ describe('surface C, basic variant', () => {
     const app = await basic()
     const created = (await create(app, { title: 'Satu', done: true })).json()
     await new Promise((resolve) => setTimeout(resolve, 5))
-    const put = await call(app, {
-      method: 'PUT',
-      url: '/todos/1',
-      headers: json,
-      payload: { title: ' Baru ' },
-    })
+    const put = await callJson(app, 'PUT', '/todos/1', { title: ' Baru ' })
     assert.equal(put.statusCode, 200)
     assert.deepEqual(put.json(), {
       id: 1,
@@ -128,12 +113,7 @@ describe('surface C, basic variant', () => {
       done: false,
       created_at: created.created_at,
     })
-    const again = await call(app, {
-      method: 'PUT',
-      url: '/todos/1',
-      headers: json,
-      payload: { title: 'Lagi', done: true },
-    })
+    const again = await callJson(app, 'PUT', '/todos/1', { title: 'Lagi', done: true })
     assert.deepEqual(again.json(), {
       id: 1,
       title: 'Lagi',
@@ -299,12 +279,7 @@ describe('surface C, priority variant: POST /todos', () => {
         .statusCode,
       201,
     )
-    const over = await call(app, {
-      method: 'POST',
-      url: '/todos',
-      headers: json,
-      payload: `${exact} `,
-    })
+    const over = await callJson(app, 'POST', '/todos', `${exact} `)
     e2(over, 413, 'BODY_TOO_LARGE')
     assert.match(over.json().error.message, /1024 bytes/)
     e2(
@@ -313,16 +288,7 @@ describe('surface C, priority variant: POST /todos', () => {
       'INVALID_JSON',
     )
     e2(await call(app, { method: 'POST', url: '/todos', headers: json }), 400, 'INVALID_JSON')
-    e2(
-      await call(app, {
-        method: 'POST',
-        url: '/todos',
-        headers: json,
-        payload: `{${' '.repeat(2000)}`,
-      }),
-      413,
-      'BODY_TOO_LARGE',
-    )
+    e2(await callJson(app, 'POST', '/todos', `{${' '.repeat(2000)}`), 413, 'BODY_TOO_LARGE')
   })
 
   test('step 4: every violation together, 400 VALIDATION_ERROR, fields in alphabetical order', async () => {
@@ -373,12 +339,7 @@ describe('surface C, priority variant: POST /todos', () => {
   test('the other endpoints behave as in the basic variant', async () => {
     const app = await priority()
     await create(app, { title: 'abc', priority: 2 })
-    const put = await call(app, {
-      method: 'PUT',
-      url: '/todos/1',
-      headers: json,
-      payload: { title: 'x', done: true },
-    })
+    const put = await callJson(app, 'PUT', '/todos/1', { title: 'x', done: true })
     assert.equal(put.statusCode, 200)
     assert.equal(put.json().title, 'x')
     e3(

@@ -1,7 +1,7 @@
 // Comments (Part 1 Komentar, decisions.md "Comments").
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 const seed = {
   tugas: [{ title: 'Pertama' }, { title: 'Kedua' }],
@@ -29,11 +29,10 @@ describe('comments', () => {
 
   test('POST creates one: 201, Location /tugas/<id>/komentar/<kid>, isi trimmed; ids are global', async () => {
     const app = await testApp({ seed })
-    const response = await call(app, {
-      method: 'POST',
-      url: '/tugas/1/komentar',
-      headers: json,
-      payload: { isi: '  Bagus  ', tugasId: 2, id: 50 },
+    const response = await callJson(app, 'POST', '/tugas/1/komentar', {
+      isi: '  Bagus  ',
+      tugasId: 2,
+      id: 50,
     })
     assert.equal(response.statusCode, 201)
     assert.equal(response.headers.location, '/tugas/1/komentar/3')
@@ -46,12 +45,7 @@ describe('comments', () => {
   test('isi: 1 to 500 characters after trimming, counted in code points', async () => {
     const app = await testApp({ seed })
     const post = (payload: unknown) =>
-      call(app, {
-        method: 'POST',
-        url: '/tugas/1/komentar',
-        headers: json,
-        payload: JSON.stringify(payload),
-      })
+      callJson(app, 'POST', '/tugas/1/komentar', JSON.stringify(payload))
     assert.equal((await post({ isi: '😀'.repeat(500) })).statusCode, 201)
     const cases: [unknown, string[]][] = [
       [{ isi: '😀'.repeat(501) }, ['isi is over 500 characters']],
@@ -84,12 +78,7 @@ describe('comments', () => {
     await call(app, { method: 'DELETE', url: '/tugas/1' })
     assert.equal((await call(app, { url: '/tugas/1/komentar' })).statusCode, 404)
     assert.equal((await call(app, { url: '/tugas/1/komentar/1' })).statusCode, 404)
-    const next = await call(app, {
-      method: 'POST',
-      url: '/tugas/2/komentar',
-      headers: json,
-      payload: { isi: 'baru' },
-    })
+    const next = await callJson(app, 'POST', '/tugas/2/komentar', { isi: 'baru' })
     assert.equal(next.json().id, 3)
     assert.deepEqual(
       (await call(app, { url: '/tugas/2/komentar' })).json().map((k: { id: number }) => k.id),

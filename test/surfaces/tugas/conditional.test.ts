@@ -11,7 +11,7 @@ import {
   STRONG_TAG,
   TagLedger,
 } from '../../support/conditional-kit.js'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 function versiTidakCocok(response: LightMyRequestResponse) {
   assert.equal(response.statusCode, 412, response.body)
@@ -23,12 +23,7 @@ function versiTidakCocok(response: LightMyRequestResponse) {
 }
 
 async function createTask(app: FastifyInstance, n: number, base = ''): Promise<string> {
-  const response = await call(app, {
-    method: 'POST',
-    url: `${base}/tugas`,
-    headers: json,
-    payload: { title: `Tugas nomor ${n}` },
-  })
+  const response = await callJson(app, 'POST', `${base}/tugas`, { title: `Tugas nomor ${n}` })
   assert.equal(response.statusCode, 201)
   return String(response.headers.location)
 }
@@ -112,21 +107,11 @@ describe('surface A: ETags and the representation', () => {
 
   test('POST /tugas and POST /tugas/<id>/komentar send the ETag of what their GET sends', async () => {
     const app = await testApp()
-    const created = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: { title: 'Baru sekali' },
-    })
+    const created = await callJson(app, 'POST', '/tugas', { title: 'Baru sekali' })
     assert.match(String(created.headers.etag), STRONG_TAG)
     const read = await call(app, { url: String(created.headers.location) })
     assert.equal(read.headers.etag, created.headers.etag)
-    const komentar = await call(app, {
-      method: 'POST',
-      url: '/v1/tugas/1/komentar',
-      headers: json,
-      payload: { isi: 'Catatan' },
-    })
+    const komentar = await callJson(app, 'POST', '/v1/tugas/1/komentar', { isi: 'Catatan' })
     assert.equal(komentar.statusCode, 201)
     const readKomentar = await call(app, { url: String(komentar.headers.location) })
     assert.equal(readKomentar.headers.etag, komentar.headers.etag)
@@ -227,12 +212,7 @@ describe('surface A: the order of checks with If-Match', () => {
       'task 2 does not match If-Match: it has changed since that ETag',
     )
     assert.equal((await call(app, { url: '/tugas/2' })).body, before.body)
-    const unconditional = await call(app, {
-      method: 'PATCH',
-      url: '/tugas/2',
-      headers: json,
-      payload: { status: 'selesai' },
-    })
+    const unconditional = await callJson(app, 'PATCH', '/tugas/2', { status: 'selesai' })
     assert.equal(unconditional.statusCode, 200)
     assert.equal(unconditional.json().status, 'selesai')
   })

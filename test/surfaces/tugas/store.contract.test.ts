@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { SORT_FIELDS } from '../../../src/surfaces/tugas/list-query.js'
 import type { Tugas } from '../../../src/surfaces/tugas/schemas.js'
 import type { TugasQuery } from '../../../src/surfaces/tugas/store.js'
-import { isItem, preconditionContract } from '../../support/preconditions.js'
+import { guardedChange, guardedDelete, preconditionContract } from '../../support/preconditions.js'
 import { forEachStore, ODD_TEXTS } from '../../support/stores.js'
 
 // Few distinct titles, so ties (and the id tie-break) are common. U+FFFD and U+E000 sort after
@@ -65,26 +65,13 @@ await forEachStore('TugasStore', (kind) => {
     create: () => tugas.create({ title: 'awal', status: 'belum' }),
     get: (id) => tugas.get(id),
     writes: [
-      {
-        name: 'replace',
-        run: (id, n, precondition) =>
-          tugas.replace(id, { title: `ganti ${n}`, status: 'selesai' }, precondition),
-        missing: undefined,
-        wrote: isItem,
-      },
-      {
-        name: 'update',
-        run: (id, n, precondition) => tugas.update(id, { title: `ubah ${n}` }, precondition),
-        missing: undefined,
-        wrote: isItem,
-      },
-      {
-        name: 'delete',
-        run: (id, _n, precondition) => tugas.delete(id, precondition),
-        missing: false,
-        wrote: (result) => result === true,
-        removes: true,
-      },
+      guardedChange('replace', (id, n, precondition) =>
+        tugas.replace(id, { title: `ganti ${n}`, status: 'selesai' }, precondition),
+      ),
+      guardedChange('update', (id, n, precondition) =>
+        tugas.update(id, { title: `ubah ${n}` }, precondition),
+      ),
+      guardedDelete((id, precondition) => tugas.delete(id, precondition)),
     ],
   }))
 

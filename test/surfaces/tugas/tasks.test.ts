@@ -2,7 +2,7 @@
 // Part 2 E1, decisions.md section 6).
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 const seed = { tugas: [{ title: 'Belajar REST', status: 'selesai' }, { title: 'Kedua' }] }
 
@@ -18,12 +18,7 @@ function e1(body: unknown, kode: string, detail?: string[]) {
 describe('POST /tugas', () => {
   test('201 with Location /tugas/<id> and the task; status defaults to belum', async () => {
     const app = await testApp({ seed })
-    const response = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: { title: 'Baru' },
-    })
+    const response = await callJson(app, 'POST', '/tugas', { title: 'Baru' })
     assert.equal(response.statusCode, 201)
     assert.equal(response.headers.location, '/tugas/3')
     assert.match(String(response.headers['content-type']), /^application\/json/)
@@ -33,31 +28,19 @@ describe('POST /tugas', () => {
 
   test('the title is trimmed before checking and before storing', async () => {
     const app = await testApp({ seed })
-    const created = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: { title: '   abc \n\t', status: 'selesai' },
+    const created = await callJson(app, 'POST', '/tugas', {
+      title: '   abc \n\t',
+      status: 'selesai',
     })
     assert.deepEqual(created.json(), { id: 3, title: 'abc', status: 'selesai' })
-    const tooShort = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: { title: '  ab  ' },
-    })
+    const tooShort = await callJson(app, 'POST', '/tugas', { title: '  ab  ' })
     assert.equal(tooShort.statusCode, 422)
     e1(tooShort.json(), 'VALIDASI_GAGAL', ['title is under 3 characters'])
   })
 
   test('an id sent by the client is ignored, like every unknown field', async () => {
     const app = await testApp({ seed })
-    const response = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: { id: 99, title: 'Abc', prioritas: 1 },
-    })
+    const response = await callJson(app, 'POST', '/tugas', { id: 99, title: 'Abc', prioritas: 1 })
     assert.equal(response.statusCode, 201)
     assert.deepEqual(response.json(), { id: 3, title: 'Abc', status: 'belum' })
     assert.equal((await call(app, { url: '/tugas/99' })).statusCode, 404)
@@ -105,12 +88,7 @@ describe('POST /tugas', () => {
       [{ title: 'abc', status: true }, ['status is not one of belum, selesai']],
     ]
     for (const [body, detail] of cases) {
-      const response = await call(app, {
-        method: 'POST',
-        url: '/tugas',
-        headers: json,
-        payload: JSON.stringify(body),
-      })
+      const response = await callJson(app, 'POST', '/tugas', JSON.stringify(body))
       assert.equal(response.statusCode, 422, JSON.stringify(body))
       e1(response.json(), 'VALIDASI_GAGAL', detail)
     }
@@ -129,23 +107,15 @@ describe('POST /tugas', () => {
   test('a body not sent as JSON is 415 MEDIA_TIDAK_DUKUNG; +json types and charset pass', async () => {
     const app = await testApp({ seed })
     const payload = JSON.stringify({ title: 'abc' })
+    const postAs = (type: string) =>
+      call(app, { method: 'POST', url: '/tugas', headers: { 'content-type': type }, payload })
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-      const response = await call(app, {
-        method: 'POST',
-        url: '/tugas',
-        headers: { 'content-type': type },
-        payload,
-      })
+      const response = await postAs(type)
       assert.equal(response.statusCode, 415, type)
       e1(response.json(), 'MEDIA_TIDAK_DUKUNG')
     }
     for (const type of ['application/json; charset=utf-8', 'application/merge-patch+json']) {
-      const response = await call(app, {
-        method: 'POST',
-        url: '/tugas',
-        headers: { 'content-type': type },
-        payload,
-      })
+      const response = await postAs(type)
       assert.equal(response.statusCode, 201, type)
     }
   })
@@ -192,12 +162,7 @@ describe('GET /tugas/<id>', () => {
 describe('PUT /tugas/<id>', () => {
   test('replaces the whole task; status left out is reset to belum', async () => {
     const app = await testApp({ seed })
-    const replaced = await call(app, {
-      method: 'PUT',
-      url: '/tugas/1',
-      headers: json,
-      payload: { title: '  Judul baru  ' },
-    })
+    const replaced = await callJson(app, 'PUT', '/tugas/1', { title: '  Judul baru  ' })
     assert.equal(replaced.statusCode, 200)
     assert.deepEqual(replaced.json(), { id: 1, title: 'Judul baru', status: 'belum' })
     assert.deepEqual((await call(app, { url: '/tugas/1' })).json(), replaced.json())
@@ -205,13 +170,7 @@ describe('PUT /tugas/<id>', () => {
 
   test('is idempotent', async () => {
     const app = await testApp({ seed })
-    const put = () =>
-      call(app, {
-        method: 'PUT',
-        url: '/tugas/2',
-        headers: json,
-        payload: { title: 'Tetap', status: 'selesai' },
-      })
+    const put = () => callJson(app, 'PUT', '/tugas/2', { title: 'Tetap', status: 'selesai' })
     const first = await put()
     const second = await put()
     assert.deepEqual(second.json(), first.json())
@@ -240,13 +199,7 @@ describe('PUT /tugas/<id>', () => {
 describe('PATCH /tugas/<id>', () => {
   test('changes only the fields sent, each checked with the create rules', async () => {
     const app = await testApp({ seed })
-    const patch = (payload: unknown) =>
-      call(app, {
-        method: 'PATCH',
-        url: '/tugas/1',
-        headers: json,
-        payload: JSON.stringify(payload),
-      })
+    const patch = (payload: unknown) => callJson(app, 'PATCH', '/tugas/1', JSON.stringify(payload))
     assert.deepEqual((await patch({ status: 'belum' })).json(), {
       id: 1,
       title: 'Belajar REST',
@@ -274,12 +227,7 @@ describe('PATCH /tugas/<id>', () => {
 
   test('{} changes nothing and answers 200', async () => {
     const app = await testApp({ seed })
-    const response = await call(app, {
-      method: 'PATCH',
-      url: '/tugas/1',
-      headers: json,
-      payload: {},
-    })
+    const response = await callJson(app, 'PATCH', '/tugas/1', {})
     assert.equal(response.statusCode, 200)
     assert.deepEqual(response.json(), { id: 1, title: 'Belajar REST', status: 'selesai' })
   })

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import type { TugasVersioning } from '../../../src/config.js'
-import { call, json, testApp } from '../../support/helpers.js'
+import { call, callJson, json, testApp } from '../../support/helpers.js'
 
 const V2 = 'application/vnd.tugas.v2+json'
 const MODES = ['none', 'path', 'header'] as const
@@ -413,19 +413,9 @@ describe('v1 items are exactly { id, nama } with nama = the title (decisions.md 
     test(`${mode} GET ${url}: nama is the title of every task, and follows updates`, async () => {
       const app = await build(mode, seed)
       assertV1(await get(app, url, accept), tasks, 'seed')
-      const replaced = await call(app, {
-        method: 'PUT',
-        url: '/tugas/2',
-        headers: json,
-        payload: { title: '  Judul baru  ' },
-      })
+      const replaced = await callJson(app, 'PUT', '/tugas/2', { title: '  Judul baru  ' })
       assert.equal(replaced.statusCode, 200, replaced.body)
-      const patched = await call(app, {
-        method: 'PATCH',
-        url: '/v1/tugas/3',
-        headers: json,
-        payload: { title: 'Ditambal' },
-      })
+      const patched = await callJson(app, 'PATCH', '/v1/tugas/3', { title: 'Ditambal' })
       assert.equal(patched.statusCode, 200, patched.body)
       const expected = tasks.map((task) =>
         task.id === 2
@@ -457,20 +447,13 @@ describe('both versions read the same data (Part 2: "Both versions read the same
   for (const mode of MODES) {
     test(`${mode}: a task created by POST /tugas shows in both; a deleted one leaves both`, async () => {
       const app = await build(mode)
-      const created = await call(app, {
-        method: 'POST',
-        url: '/tugas',
-        headers: json,
-        payload: { title: 'Tugas baru' },
-      })
+      const created = await callJson(app, 'POST', '/tugas', { title: 'Tugas baru' })
       assert.equal(created.statusCode, 201, created.body)
       const fresh = { id: 13, title: 'Tugas baru', status: 'belum' }
       assert.deepEqual(created.json(), fresh)
-      const viaV1 = await call(app, {
-        method: 'POST',
-        url: '/v1/tugas',
-        headers: json,
-        payload: { title: 'Lewat v1', status: 'selesai' },
+      const viaV1 = await callJson(app, 'POST', '/v1/tugas', {
+        title: 'Lewat v1',
+        status: 'selesai',
       })
       assert.equal(viaV1.statusCode, 201, viaV1.body)
       const other = { id: 14, title: 'Lewat v1', status: 'selesai' }
@@ -497,11 +480,8 @@ describe('the rest of surface A is the same in every mode (decisions.md 3)', () 
     test(`${mode}: POST, GET, PUT, PATCH, DELETE and comments at both bases`, async () => {
       const app = await build(mode)
       for (const base of BASES) {
-        const created = await call(app, {
-          method: 'POST',
-          url: `${base}/tugas`,
-          headers: json,
-          payload: { title: `Dibuat di ${base || '/'}` },
+        const created = await callJson(app, 'POST', `${base}/tugas`, {
+          title: `Dibuat di ${base || '/'}`,
         })
         assert.equal(created.statusCode, 201, created.body)
         const id = created.json().id
@@ -515,19 +495,9 @@ describe('the rest of surface A is the same in every mode (decisions.md 3)', () 
         assertE1(await call(app, { url: `${base}/tugas/99` }), 404, 'TIDAK_ADA')
         assertE1(await call(app, { url: `${base}/tugas/abc` }), 404, 'TIDAK_ADA')
       }
-      const put = await call(app, {
-        method: 'PUT',
-        url: '/v1/tugas/2',
-        headers: json,
-        payload: { title: 'Diganti', status: 'selesai' },
-      })
+      const put = await callJson(app, 'PUT', '/v1/tugas/2', { title: 'Diganti', status: 'selesai' })
       assert.deepEqual(put.json(), { id: 2, title: 'Diganti', status: 'selesai' })
-      const patch = await call(app, {
-        method: 'PATCH',
-        url: '/tugas/2',
-        headers: json,
-        payload: { status: 'belum' },
-      })
+      const patch = await callJson(app, 'PATCH', '/tugas/2', { status: 'belum' })
       assert.deepEqual(patch.json(), { id: 2, title: 'Diganti', status: 'belum' })
       assertE1(
         await call(app, { method: 'POST', url: '/v1/tugas', headers: json, payload: {} }),
@@ -535,12 +505,7 @@ describe('the rest of surface A is the same in every mode (decisions.md 3)', () 
         'VALIDASI_GAGAL',
         ['title is not text'],
       )
-      const comment = await call(app, {
-        method: 'POST',
-        url: '/v1/tugas/2/komentar',
-        headers: json,
-        payload: { isi: 'Catatan' },
-      })
+      const comment = await callJson(app, 'POST', '/v1/tugas/2/komentar', { isi: 'Catatan' })
       assert.equal(comment.statusCode, 201, comment.body)
       assert.equal(comment.headers.location, `/v1/tugas/2/komentar/${comment.json().id}`)
       const comments = await call(app, { url: '/tugas/2/komentar' })

@@ -6,11 +6,10 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../../src/config.js'
-import { call, testApp } from '../../support/helpers.js'
+import { callJson, testApp } from '../../support/helpers.js'
 import { freshDatabaseUrl, skipWithoutPostgres } from '../../support/postgres.js'
 import { answer, Receiver, subscribe } from '../../support/receiver.js'
 
-const json = { 'content-type': 'application/json' }
 const PENDING = 150
 /** Far beyond the test: an attempt to the dead receiver holds its slot all along. */
 const TIMEOUT_MS = 120_000
@@ -32,22 +31,17 @@ async function isolated(apps: FastifyInstance[], dead: string, live: string) {
   await subscribe(first, receiver.url(live), ['tugas.created'])
   for (let i = 0; i < PENDING; i++) {
     const app = apps[i % apps.length] as FastifyInstance
-    const todo = await call(app, {
-      method: 'POST',
-      url: '/todos',
-      headers: json,
-      payload: JSON.stringify({ title: `Todo ${i}` }),
-    })
+    const todo = await callJson(app, 'POST', '/todos', JSON.stringify({ title: `Todo ${i}` }))
     assert.equal(todo.statusCode, 201)
   }
   // The dead receiver holds attempts in flight (every process's share) before the event comes.
   await receiver.until(dead, 16 * apps.length, 5000)
-  const task = await call(first, {
-    method: 'POST',
-    url: '/tugas',
-    headers: json,
-    payload: JSON.stringify({ title: 'Tidak tertahan', status: 'belum' }),
-  })
+  const task = await callJson(
+    first,
+    'POST',
+    '/tugas',
+    JSON.stringify({ title: 'Tidak tertahan', status: 'belum' }),
+  )
   assert.equal(task.statusCode, 201)
   const written = performance.now()
   const [delivery] = await receiver.until(live, 1, 5000)
@@ -74,12 +68,7 @@ async function drained(app: FastifyInstance, path: string) {
   receiver.answers(path, ...Array.from({ length: 16 }, () => answer.after(300, 204)))
   await subscribe(app, receiver.url(path), ['todos.created'])
   for (let i = 0; i < 200; i++) {
-    const todo = await call(app, {
-      method: 'POST',
-      url: '/todos',
-      headers: json,
-      payload: JSON.stringify({ title: `Antre ${i}` }),
-    })
+    const todo = await callJson(app, 'POST', '/todos', JSON.stringify({ title: `Antre ${i}` }))
     assert.equal(todo.statusCode, 201)
   }
   const written = performance.now()

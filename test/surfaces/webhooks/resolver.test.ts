@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { resolveDestination } from '../../../src/surfaces/webhooks/address.js'
 import { NameResolver } from '../../../src/surfaces/webhooks/resolver.js'
-import { call, storesOf, testApp } from '../../support/helpers.js'
+import { call, callJson, storesOf, testApp } from '../../support/helpers.js'
 import { SilentDns } from '../../support/silent-dns.js'
 import { ADMIN, bearer } from '../../support/supporting.js'
 
@@ -113,12 +113,12 @@ test('deliveries to hosts the resolver never answers for: each a timeout within 
   }
   const queriesBefore = dns.queries
   for (let i = 0; i < 20; i++) {
-    const task = await call(app, {
-      method: 'POST',
-      url: '/tugas',
-      headers: json,
-      payload: JSON.stringify({ title: `Tugas ${i}`, status: 'belum' }),
-    })
+    const task = await callJson(
+      app,
+      'POST',
+      '/tugas',
+      JSON.stringify({ title: `Tugas ${i}`, status: 'belum' }),
+    )
     assert.equal(task.statusCode, 201)
   }
   await new Promise((resolve) => setTimeout(resolve, 100))
