@@ -96,6 +96,47 @@ test('streams that never read hold at most EVENTS_BUFFER_BYTES together; GET /tu
   const sampler = setInterval(() => {
     peak = Math.max(peak, residentBytes(pid))
   }, 20)
+  const latencies = await probedWhileWriting(url, put, EVENTS)
+  await put('Akhir')
+  await reading.until((frames) => frames.some((frame) => frame.data?.includes('"title":"Akhir"')))
+  clearInterval(sampler)
+  peak = Math.max(peak, residentBytes(pid))
+  const remaining = await openStreams(url)
+
+  // The same writes with no stalled stream left: how fast GET /tugas/1 is on this machine now,
+  // so that a machine busy with other work is not taken for streams slowing requests down.
+  for (const socket of sockets) socket.destroy()
+  while ((await openStreams(url)) > 1) await pause(20)
+  const alone = await probedWhileWriting(url, put, EVENTS / 5)
+
+  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
+  const [streams, without] = [latencies, alone].map(spread) as [Spread, Spread]
+  // The figures, for the record when it fails.
+  const seen = `baseline ${mib(baseline)}, peak ${mib(peak)}, streams left ${remaining}, GET /tugas/1 median ${streams.median.toFixed(1)} ms, slowest ${streams.slowest.toFixed(1)} ms (without the stalled streams ${without.median.toFixed(1)} and ${without.slowest.toFixed(1)} ms)`
+  assert.ok(peak - baseline <= BUDGET + MARGIN, seen)
+  // The stalled streams were dropped; the one that reads was not.
+  assert.ok(remaining < STALLED / 2, seen)
+  // Fast: as before on an idle machine, and within three times the same writes without them.
+  assert.ok(streams.median < Math.max(50, 3 * without.median), seen)
+  assert.ok(streams.slowest < Math.max(1000, 3 * without.slowest), seen)
+})
+
+interface Spread {
+  median: number
+  slowest: number
+}
+
+function spread(latencies: number[]): Spread {
+  const sorted = [...latencies].sort((a, b) => a - b)
+  return { median: sorted[Math.floor(sorted.length / 2)] ?? 0, slowest: sorted.at(-1) ?? 0 }
+}
+
+/** GET /tugas/1's times, one every 25 ms, while eight writers `put` `count` large events. */
+async function probedWhileWriting(
+  url: string,
+  put: (title: string) => Promise<unknown>,
+  count: number,
+): Promise<number[]> {
   const latencies: number[] = []
   let writing = true
   const prober = (async () => {
@@ -110,26 +151,10 @@ test('streams that never read hold at most EVENTS_BUFFER_BYTES together; GET /tu
   let next = 0
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      for (let n = next++; n < EVENTS; n = next++) await put(`${n} ${filler}`)
+      for (let n = next++; n < count; n = next++) await put(`${n} ${filler}`)
     }),
   )
   writing = false
   await prober
-  await put('Akhir')
-  await reading.until((frames) => frames.some((frame) => frame.data?.includes('"title":"Akhir"')))
-  clearInterval(sampler)
-  peak = Math.max(peak, residentBytes(pid))
-  const remaining = await openStreams(url)
-
-  const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
-  latencies.sort((a, b) => a - b)
-  const slowest = latencies.at(-1) ?? 0
-  const median = latencies[Math.floor(latencies.length / 2)] ?? 0
-  // The figures, for the record when it fails.
-  const seen = `baseline ${mib(baseline)}, peak ${mib(peak)}, streams left ${remaining}, GET /tugas/1 median ${median.toFixed(1)} ms, slowest ${slowest.toFixed(1)} ms`
-  assert.ok(peak - baseline <= BUDGET + MARGIN, seen)
-  // The stalled streams were dropped; the one that reads was not.
-  assert.ok(remaining < STALLED / 2, seen)
-  assert.ok(median < 50, seen)
-  assert.ok(slowest < 1000, seen)
-})
+  return latencies
+}
