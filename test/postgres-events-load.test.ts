@@ -20,7 +20,7 @@ import {
 } from './support/private-postgres.js'
 import { npmStart, send } from './support/processes.js'
 import { freshPrefix, REDIS_URL, skipWithoutRedis } from './support/redis.js'
-import { type Frame, openStream, type SseStream } from './support/sse.js'
+import { type Frame, openStream } from './support/sse.js'
 
 const skip =
   (await skipWithoutPostgres()) || skipWithoutPrivatePostgres() || (await skipWithoutRedis())
@@ -78,22 +78,69 @@ async function write(bases: string[], phase: string, ms: number): Promise<Outcom
   return outcome
 }
 
-/** Waits until the stream carries every label in `labels` (at most 20 s); its events. */
-async function carrying(stream: SseStream, labels: Set<string>): Promise<Frame[]> {
-  // Looked through once, a frame at a time: a test of every frame on each chunk would be slow
+/**
+ * A stream read as EventSource reads it: closed by the service (a reader too slow for it, as the
+ * test process can be on a loaded machine), it is opened again with `Last-Event-ID`; its events
+ * are those of every connection in turn.
+ */
+interface Feed {
+  events(): Frame[]
+  /** Connections opened again after the service closed one. */
+  resumed: number
+  /** Resolves once `test` holds of the events, or after `ms` whatever they are. */
+  until(test: (events: Frame[]) => boolean, ms: number): Promise<void>
+  close(): void
+}
+
+async function openFeed(url: string): Promise<Feed> {
+  const events: Frame[] = []
+  let current = await openStream(url)
+  let taken = 0
+  let closed = false
+  /** The events so far: those of the current connection not yet taken are added. */
+  const take = () => {
+    for (; taken < current.frames.length; taken += 1) {
+      const frame = current.frames[taken] as Frame
+      if (frame.data !== undefined) events.push(frame)
+    }
+    return events
+  }
+  const feed: Feed = {
+    resumed: 0,
+    events: take,
+    async until(test, ms) {
+      for (const deadline = Date.now() + ms; !closed && Date.now() < deadline; ) {
+        const connection = current
+        const held = await connection
+          .until(() => test(take()) || connection.hasEnded(), deadline - Date.now())
+          .then(() => test(take()) || !connection.hasEnded())
+          .catch(() => true)
+        if (held) return
+        const last = take().at(-1)?.id
+        current = await openStream(url, last === undefined ? {} : { 'last-event-id': last })
+        taken = 0
+        feed.resumed += 1
+      }
+    },
+    close() {
+      closed = true
+      current.close()
+    },
+  }
+  return feed
+}
+
+/** Waits until the feed carries every label in `labels` (at most 20 s); its events. */
+async function carrying(feed: Feed, labels: Set<string>): Promise<Frame[]> {
+  // Looked through once, an event at a time: a test of every event on each chunk would be slow
   // enough, over thousands of events, for the service to close the stream as a slow reader.
   const missing = new Set(labels)
   let looked = 0
-  await stream
-    .until((frames) => {
-      for (; looked < frames.length; looked += 1) {
-        const frame = frames[looked] as Frame
-        if (frame.data !== undefined) missing.delete(labelOf(frame))
-      }
-      return missing.size === 0
-    }, 20_000)
-    .catch(() => {})
-  return stream.events()
+  await feed.until((events) => {
+    for (; looked < events.length; looked += 1) missing.delete(labelOf(events[looked] as Frame))
+    return missing.size === 0
+  }, 20_000)
+  return feed.events()
 }
 
 /** One sequence, ids increasing, no label twice; returns id -> label. */
@@ -132,7 +179,7 @@ async function started(env: Record<string, string>): Promise<string> {
 describe('the change feed under load across processes', { skip }, () => {
   let cluster: PrivatePostgres
   let bases: string[]
-  let streams: SseStream[]
+  let streams: Feed[]
   before(async () => {
     cluster = await privatePostgres()
     const env = { DATABASE_URL: cluster.url }
@@ -141,7 +188,7 @@ describe('the change feed under load across processes', { skip }, () => {
     const first = await started(env)
     const others = await Promise.all([started(env), started({ ...env, ...redis, WORKERS: '2' })])
     bases = [first, ...others]
-    streams = await Promise.all([first, others[1] as string].map((b) => openStream(`${b}/events`)))
+    streams = await Promise.all([first, others[1] as string].map((b) => openFeed(`${b}/events`)))
   })
   after(async () => {
     for (const stream of streams ?? []) stream.close()
@@ -153,7 +200,13 @@ describe('the change feed under load across processes', { skip }, () => {
     const [a, b] = await Promise.all(streams.map((stream) => carrying(stream, labels)))
     const onA = sequence(a as Frame[], 'stream on the first')
     const onB = sequence(b as Frame[], 'stream on the WORKERS=2 service')
-    assert.deepEqual([...onA], [...onB], 'both streams carry the identical sequence')
+    const differ = (one: Map<number, string>, other: Map<number, string>) =>
+      [...one].filter(([id, label]) => other.get(id) !== label).map(([id]) => id)
+    assert.deepEqual(
+      { onlyOnA: differ(onA, onB), onlyOnB: differ(onB, onA) },
+      { onlyOnA: [], onlyOnB: [] },
+      `both streams carry the identical sequence (resumed ${streams.map((s) => s.resumed)} times)`,
+    )
     return onA
   }
 
@@ -163,7 +216,7 @@ describe('the change feed under load across processes', { skip }, () => {
     const labels = new Set(named.values())
     const lost = [...acknowledged].filter((label) => !labels.has(label))
     t.diagnostic(
-      `${acknowledged.size} writes acknowledged, ${unanswered.size} not; lost ${lost.length}`,
+      `${acknowledged.size} writes acknowledged, ${unanswered.size} not; lost ${lost.length}; streams resumed ${streams.map((s) => s.resumed)} times`,
     )
     assert.deepEqual(lost, [], 'every acknowledged write has its event')
     assert.deepEqual(
@@ -187,7 +240,7 @@ describe('the change feed under load across processes', { skip }, () => {
     const labels = new Set(named.values())
     const lost = [...acknowledged].filter((label) => !labels.has(label))
     t.diagnostic(
-      `${acknowledged.size} writes acknowledged, ${unanswered.size} not (refused or cut by the crash); lost ${lost.length}; ${seenAtCrash.size - before.size} events seen in this phase before the crash`,
+      `${acknowledged.size} writes acknowledged, ${unanswered.size} not (refused or cut by the crash); lost ${lost.length}; ${seenAtCrash.size - before.size} events seen in this phase before the crash; streams resumed ${streams.map((s) => s.resumed)} times`,
     )
     assert.deepEqual(lost, [], 'every acknowledged write has its event')
     for (const label of labels) {
@@ -197,7 +250,7 @@ describe('the change feed under load across processes', { skip }, () => {
     }
     assert.ok(seenAtCrash.size > before.size, 'events were seen before the crash')
     // A replay from the start, on the third service, names every id as the streams saw it.
-    const replay = await openStream(`${bases[1]}/events?after=0`)
+    const replay = await openFeed(`${bases[1]}/events?after=0`)
     const replayed = sequence(await carrying(replay, labels), 'replay')
     replay.close()
     for (const [id, label] of named) assert.equal(replayed.get(id), label, `id ${id}`)

@@ -25,6 +25,8 @@ export interface SseStream {
   until(test: (frames: Frame[]) => boolean, ms?: number): Promise<Frame[]>
   /** Resolves when the server ends the stream (learnt only while the body is read). */
   ended: Promise<void>
+  /** Whether it has ended: already true when `until`'s test is called on the end. */
+  hasEnded(): boolean
   /** Starts reading the body of a stream opened with `read: false`. */
   read(): void
   close(): void
@@ -76,7 +78,9 @@ export function openStream(
           for (const wake of waiters) wake()
         })
       if (read) reading()
+      let hasEnded = false
       const finish = () => {
+        hasEnded = true
         endedResolve()
         for (const wake of waiters) wake()
       }
@@ -110,6 +114,7 @@ export function openStream(
           })
         },
         ended,
+        hasEnded: () => hasEnded,
         read: reading,
         close: () => {
           req.destroy()
