@@ -15,6 +15,7 @@ import { securityHeaders } from './http/security-headers.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
 import { answerClientErrors, type ClientErrorStatus } from './server/client-error.js'
+import { sharedCompilers } from './server/compilers.js'
 import { type Http1Limits, httpsFastify, idleCloser } from './server/https.js'
 import { literalUndecodableSegments } from './server/literal-segments.js'
 import { RequestLog } from './server/request-log.js'
@@ -111,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     JSON.stringify(e1Body(e1.fromFramework({ kind: 'client-error', statusCode })))
   const serverOptions: FastifyHttpOptions<Server> = {
     logger: logger ?? { level: config.logLevel },
+    schemaController: sharedCompilers,
     bodyLimit: BODY_LIMIT,
     // No length limit on a path segment: an id of any length reaches its route, whose id rule
     // answers it (the router's default of 100 characters would turn it into "no such path").

@@ -26,12 +26,16 @@ const skip = skipPostgres || skipWithoutPgbouncer()
 
 /** The statements prepared by name on the one connection of `database` (pool size 1). */
 async function namedStatements(database: Database): Promise<number> {
-  await database.query('SELECT $1::int AS n', [1])
-  // Without values: sent unnamed, so it does not count itself.
-  const { rows } = await database.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM pg_prepared_statements',
-  )
-  return rows[0]?.n ?? -1
+  // In one transaction, so that through a transaction pooler both statements meet the same
+  // server connection: the one a named statement was prepared on.
+  return database.transaction(async (client) => {
+    await client.query('SELECT $1::int AS n', [1])
+    // Without values: sent unnamed, so it does not count itself.
+    const { rows } = await client.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM pg_prepared_statements',
+    )
+    return rows[0]?.n ?? -1
+  })
 }
 
 describe('DATABASE_POOLER=transaction on a direct connection', { skip: skipPostgres }, () => {
