@@ -1,153 +1,131 @@
-// `npm test`'s three passes: `memory` runs every test file; `postgres` runs the HTTP tests of
-// surfaces A to D again with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres); `pooler`
-// runs the tests of the PostgreSQL stores, restarts, two instances and every surface (the
-// Postman collection) through PgBouncer in transaction pooling mode (TUGAS_TEST_POOLER,
-// test/support/pgbouncer.ts). The last two are loudly skipped where PostgreSQL or PgBouncer is
-// missing, unless TUGAS_REQUIRE_SERVICES=1 (CI), where that fails the run.
+// `npm test`'s three passes (test/support/test-files.ts says which files each runs): `memory`,
+// then `postgres` with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres), then `pooler`
+// with every database reached through PgBouncer in transaction pooling mode (TUGAS_TEST_POOLER,
+// test/support/pgbouncer.ts). `all` (npm test) runs the three in one schedule, so that a pass's
+// slow end overlaps the next one's start. The last two are loudly skipped where PostgreSQL or
+// PgBouncer is missing, unless TUGAS_REQUIRE_SERVICES=1 (CI), where that fails the run.
 //
-// The files are shared out among a few test processes (shards), three at a time, instead of
-// one process per file: on Node.js 20 every process pays about a second of CPU to load the
-// service's ES modules through tsx's loader hooks, which run on another thread (typebox alone is
-// some 700 modules). So a test file must leave no process-wide state behind (environment,
-// globals, listeners); each file still runs alone with `node --import tsx --test <file>`.
+// The files are shared out among a few test processes (shards) per pass, three processes at a
+// time, instead of one process per file: on Node.js 20 every process pays about a second of CPU
+// to load the service's ES modules through tsx's loader hooks, which run on another thread
+// (typebox alone is some 700 modules). So a test file must leave no process-wide state behind
+// (environment, globals, listeners); each file still runs alone with
+// `node --import tsx --test <file>`. A pass's shards are balanced by the time each file took
+// alone (timings.json: `npm run test:timings` measures them again).
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pgbouncerProblem } from './pgbouncer.js'
 import { postgresProblem } from './postgres.js'
 import { SERVICES_REQUIRED } from './services.js'
+import { OWN_PROCESS, PASSES, type Pass, passFiles } from './test-files.js'
 
 const SHARDS = 8
 
-/**
- * Files that time what they test (time limits, refill clocks, closing under load) or measure
- * memory, or start processes of their own: each keeps a process to itself, as every file did
- * before, so another file's work in the same event loop cannot delay what they measure.
- */
-const OWN_PROCESS = new Set([
-  'test/app.test.ts',
-  'test/http/client-error.test.ts',
-  'test/https.test.ts',
-  'test/main.test.ts',
-  'test/metrics-workers.test.ts',
-  'test/postgres-durability.test.ts',
-  'test/postgres-events.test.ts',
-  'test/postgres-events-load.test.ts',
-  'test/postgres-faults.test.ts',
-  'test/postgres-numbering-schedules.test.ts',
-  'test/rate-limit/limiter.contract.test.ts',
-  'test/redis-faults.test.ts',
-  'test/release-memory.test.ts',
-  'test/surfaces/webhooks/isolation.test.ts',
-  'test/surfaces/webhooks/resolver.test.ts',
-  'test/surfaces/events/memory-bound.test.ts',
-  'test/two-instances.test.ts',
-  'test/workers.test.ts',
-])
+/** Seconds a file not in timings.json is taken to need. */
+const UNTIMED_SECONDS = 3
 
-/** Every test file under `folder`, at any depth. */
-function testFiles(folder: string): string[] {
-  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
-    .filter((name) => name.endsWith('.test.ts'))
-    .map((name) => join(folder, name))
+const TIMINGS = JSON.parse(
+  readFileSync(new URL('timings.json', import.meta.url), 'utf8'),
+) as Record<Pass, Record<string, number>>
+
+/** The environment each pass's test processes run with. */
+const PASS_ENV: Record<Pass, Record<string, string | undefined>> = {
+  memory: { TUGAS_TEST_STORE: undefined, TUGAS_TEST_POOLER: undefined },
+  postgres: { TUGAS_TEST_STORE: 'postgres', TUGAS_TEST_POOLER: undefined },
+  pooler: { TUGAS_TEST_STORE: 'postgres', TUGAS_TEST_POOLER: 'pgbouncer' },
 }
 
-/** The HTTP tests: every test file but the store-contract suites, which run both stores. */
-function httpTestFiles(): string[] {
-  const folders = [
-    'test',
-    'test/http',
-    // The credential checks and the throttle, over HTTP.
-    'test/access',
-    ...['tugas', 'compact', 'todos', 'supporting', 'events'].map((s) => `test/surfaces/${s}`),
-  ]
-  return folders
-    .flatMap((folder) => readdirSync(folder).map((name) => join(folder, name)))
-    .filter((file) => file.endsWith('.test.ts') && !file.endsWith('.contract.test.ts'))
-    .filter((file) => !/(^|\/)(config|seed|main|postgres-[a-z-]+)\.test\.ts$/.test(file))
-    .concat(ALSO_ON_POSTGRES)
+/** One test process: the files it imports, in one pass, and the seconds they are expected to take. */
+interface Entry {
+  pass: Pass
+  name: string
+  files: string[]
+  seconds: number
 }
 
-/** Tests outside those folders that run every surface on the store under test. */
-const ALSO_ON_POSTGRES = ['test/surfaces/openapi/postman-collection.test.ts']
+const secondsOf = (pass: Pass, file: string) => TIMINGS[pass][file] ?? UNTIMED_SECONDS
 
-/**
- * The pooler pass: every store-contract suite (each runs PostgreSQL), the task list's pages under
- * concurrent writes and folds of its counted buckets, and the files that restart the service on
- * PostgreSQL, run two instances on it (the change feed's two processes too), or call every
- * surface.
- */
-function poolerTestFiles(): string[] {
-  const contracts = testFiles('test').filter(
-    (file) =>
-      file.endsWith('store.contract.test.ts') ||
-      file.endsWith('idempotency.contract.test.ts') ||
-      file.endsWith('log.contract.test.ts'),
-  )
-  return [
-    ...contracts,
-    'test/postgres-durability.test.ts',
-    'test/postgres-events.test.ts',
-    'test/postgres-idempotency.test.ts',
-    'test/pooler.test.ts',
-    'test/two-instances.test.ts',
-    'test/surfaces/openapi/postman-collection.test.ts',
-    'test/surfaces/tugas/pages.property.test.ts',
-  ].sort()
-}
-
-/** `files` in `count` shards of about the same size in bytes, the largest files placed first. */
-function shardsOf(files: string[], count: number): string[][] {
-  const shards: string[][] = Array.from({ length: count }, () => [])
-  const sizes = new Array<number>(count).fill(0)
-  const bySize = files.map((file) => ({ file, size: statSync(file).size }))
-  bySize.sort((a, b) => b.size - a.size || a.file.localeCompare(b.file))
-  for (const { file, size } of bySize) {
-    const smallest = sizes.indexOf(Math.min(...sizes))
-    shards[smallest]?.push(file)
-    sizes[smallest] = (sizes[smallest] ?? 0) + size
+/** `files` in `count` shards of about the same expected time, the longest files placed first. */
+function shardsOf(pass: Pass, files: string[], count: number): Entry[] {
+  const shards = Array.from({ length: count }, (_, i) => ({
+    pass,
+    name: `shard-${i + 1}`,
+    files: [] as string[],
+    seconds: 0,
+  }))
+  const timed = files.map((file) => ({ file, seconds: secondsOf(pass, file) }))
+  timed.sort((a, b) => b.seconds - a.seconds || a.file.localeCompare(b.file))
+  for (const { file, seconds } of timed) {
+    const shortest = shards.reduce((a, b) => (b.seconds < a.seconds ? b : a))
+    shortest.files.push(file)
+    shortest.seconds += seconds
   }
-  return shards.filter((shard) => shard.length > 0).map((shard) => shard.sort())
+  return shards.filter((shard) => shard.files.length > 0)
 }
 
-const pass = process.argv[2]
-if (pass !== 'memory' && pass !== 'postgres' && pass !== 'pooler') {
-  process.stderr.write('usage: run-tests.ts memory|postgres|pooler\n')
+/** The passes asked for that can run; exits where a required one cannot. */
+async function runnable(asked: readonly Pass[]): Promise<Pass[]> {
+  const passes: Pass[] = []
+  for (const pass of asked) {
+    if (pass !== 'memory') {
+      const problem =
+        (await postgresProblem()) ?? (pass === 'pooler' ? pgbouncerProblem() : undefined)
+      if (problem !== undefined) {
+        const verdict = SERVICES_REQUIRED ? 'FAILED' : 'SKIPPED'
+        process.stderr.write(`\n*** ${verdict}: the ${pass} pass: ${problem}. ***\n\n`)
+        if (SERVICES_REQUIRED) process.exit(1)
+        continue
+      }
+    }
+    passes.push(pass)
+  }
+  return passes
+}
+
+const asked = process.argv[2]
+if (asked !== 'all' && !PASSES.includes(asked as Pass)) {
+  process.stderr.write('usage: run-tests.ts all|memory|postgres|pooler\n')
   process.exit(2)
 }
-if (pass !== 'memory') {
-  const problem = (await postgresProblem()) ?? (pass === 'pooler' ? pgbouncerProblem() : undefined)
-  if (problem !== undefined) {
-    const verdict = SERVICES_REQUIRED ? 'FAILED' : 'SKIPPED'
-    process.stderr.write(`\n*** ${verdict}: the ${pass} pass: ${problem}. ***\n\n`)
-    process.exit(SERVICES_REQUIRED ? 1 : 0)
-  }
-}
-const FILES = { memory: () => testFiles('test'), postgres: httpTestFiles, pooler: poolerTestFiles }
-const files = FILES[pass]()
-const directory = mkdtempSync(join(tmpdir(), 'tugas-shards-'))
-const shared = files.filter((file) => !OWN_PROCESS.has(file))
-const entries = shardsOf(shared, SHARDS).map((shard, i) => {
-  const entry = join(directory, `shard-${i + 1}.mjs`)
-  writeFileSync(
-    entry,
-    shard.map((file) => `await import(${JSON.stringify(resolve(file))})\n`).join(''),
-  )
-  return entry
+const passes = await runnable(asked === 'all' ? PASSES : [asked as Pass])
+const entries = passes.flatMap((pass) => {
+  const files = passFiles(pass)
+  const own = files
+    .filter((file) => OWN_PROCESS.has(file))
+    .map((file) => ({
+      pass,
+      name: file.replace(/^test\/|\.test\.ts$/g, '').replaceAll('/', '-'),
+      files: [file],
+      seconds: secondsOf(pass, file),
+    }))
+  const shared = files.filter((file) => !OWN_PROCESS.has(file))
+  return [...shardsOf(pass, shared, SHARDS), ...own]
 })
-entries.push(...files.filter((file) => OWN_PROCESS.has(file)).sort())
+// By pass, then name: the processes of its own files that wait on processes and timers start
+// beside the shards that keep the CPU busy (ordered longest first, they ended the run with only
+// waiting left: 386 s against 358 s here).
+entries.sort((a, b) => `${a.pass}-${a.name}`.localeCompare(`${b.pass}-${b.name}`))
+
+// Each process is a module that sets its pass's environment, then imports its files.
+const directory = mkdtempSync(join(tmpdir(), 'tugas-tests-'))
+// Numbered in the order they are to start: the test runner starts its files in name order.
+const modules = entries.map(({ pass, name, files }, at) => {
+  const module = join(directory, `${String(at + 1).padStart(3, '0')}-${pass}-${name}.mjs`)
+  const env = Object.entries(PASS_ENV[pass]).map(([key, value]) =>
+    value === undefined
+      ? `delete process.env.${key}\n`
+      : `process.env.${key} = ${JSON.stringify(value)}\n`,
+  )
+  const imports = files.map((file) => `await import(${JSON.stringify(resolve(file))})\n`)
+  writeFileSync(module, [...env, ...imports].join(''))
+  return module
+})
 const run = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...entries],
-  {
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      ...(pass !== 'memory' && { TUGAS_TEST_STORE: 'postgres' }),
-      ...(pass === 'pooler' && { TUGAS_TEST_POOLER: 'pgbouncer' }),
-    },
-  },
+  ['--import', 'tsx', '--test', '--test-concurrency=3', '--test-reporter=spec', ...modules],
+  { stdio: 'inherit' },
 )
 rmSync(directory, { recursive: true, force: true })
 process.exit(run.status ?? 1)
