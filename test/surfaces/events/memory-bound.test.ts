@@ -107,7 +107,10 @@ test('streams that never read hold at most EVENTS_BUFFER_BYTES together; GET /tu
   const sampler = setInterval(() => {
     peak = Math.max(peak, residentBytes(pid))
   }, 20)
-  const [latencies = [], alone = []] = await probedWhileWriting([url, control.url], [put, putControl])
+  const [latencies = [], alone = []] = await probedWhileWriting(
+    [url, control.url],
+    [put, putControl],
+  )
   await put('Akhir')
   await reading.until((frames) => frames.some((frame) => frame.data?.includes('"title":"Akhir"')))
   clearInterval(sampler)
