@@ -62,7 +62,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
           level: options.logLevel ?? 'info',
           stream: { write: (line: string) => void logs.push(JSON.parse(line)) },
         }
-  const built = await createInfrastructure(config, seed)
+  const built = await startedInfrastructure(config, seed)
   const infrastructure = {
     ...built,
     // The schema is handed on once the app has closed its connections to it.
@@ -96,6 +96,21 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
 }
 
 const storesByApp = new WeakMap<FastifyInstance, Stores>()
+
+/**
+ * createInfrastructure, tried again (three times at most) when PostgreSQL did not answer within
+ * the pool's connect timeout: on a machine busy with other test processes, not the code under
+ * test (the start-up refusal itself is tested on an address that never answers).
+ */
+async function startedInfrastructure(config: Config, seed: Seed) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await createInfrastructure(config, seed)
+    } catch (error) {
+      if (attempt >= 3 || !/connection timeout/.test(String((error as Error).message))) throw error
+    }
+  }
+}
 
 /** The apps a file's tests share, by the options they were built with (see sharedApp). */
 const sharedApps = new Map<string, Promise<FastifyInstance>>()
