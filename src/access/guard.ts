@@ -98,11 +98,9 @@ export function identifyThrottled(
     return presented === undefined ? Promise.resolve(undefined) : store.identify(presented.secret)
   }
   const client = throttleKey(request.ip)
-  const asked = throttle.retryAfter(client)
-  // The store's own promise where nothing need be waited for: a layer of promises per
-  // credentialed request is measurable.
-  if (typeof asked === 'number') return identifyAfter(asked, request, reply, store, presented)
-  return asked.then((wait) => identifyAfter(wait, request, reply, store, presented))
+  return throttle
+    .retryAfter(client)
+    .then((wait) => identifyAfter(wait, request, reply, store, presented))
 }
 
 function identifyAfter(

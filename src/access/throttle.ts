@@ -10,11 +10,8 @@ import { type MonotonicClock, monotonicClock } from '../rate-limit/limiter.js'
 export const FAILURE_WINDOW_MS = 60_000
 
 export interface AuthThrottle {
-  /**
-   * Whole seconds until `client` may present a credential again; 0 when it may now. A number
-   * at once where nothing need be waited for (memory): every credentialed request asks.
-   */
-  retryAfter(client: string): number | Promise<number>
+  /** Whole seconds until `client` may present a credential again; 0 when it may now. */
+  retryAfter(client: string): Promise<number>
   /**
    * Counts a credential from `client` that was unknown, revoked or expired, atomically, and
    * says what that request gets from the count it brought: 0 while within the limit (its 401),
@@ -24,6 +21,8 @@ export interface AuthThrottle {
 }
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000))
+
+const NOT_THROTTLED = Promise.resolve(0)
 
 /**
  * The counts in process memory, at most `capacity` clients at once: past it the oldest
@@ -48,11 +47,13 @@ export class MemoryAuthThrottle implements AuthThrottle {
     return window
   }
 
-  retryAfter(client: string): number {
-    if (this.#windows.size === 0) return 0
+  retryAfter(client: string): Promise<number> {
+    // Every credentialed request asks: one promise, already settled, serves every answer of 0.
+    if (this.#windows.size === 0) return NOT_THROTTLED
     const now = this.clock()
     const window = this.#current(client, now)
-    return window !== undefined && window.failures >= this.max ? seconds(window.endsAt - now) : 0
+    if (window === undefined || window.failures < this.max) return NOT_THROTTLED
+    return Promise.resolve(seconds(window.endsAt - now))
   }
 
   async failed(client: string): Promise<number> {
