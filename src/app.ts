@@ -11,6 +11,7 @@ import { trackApiVersions } from './http/api-version.js'
 import { useCors } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
 import { useIdempotency } from './http/idempotency.js'
+import { encapsulated } from './http/plugin.js'
 import { securityHeaders } from './http/security-headers.js'
 import type { Infrastructure } from './infrastructure.js'
 import { Metrics } from './metrics/index.js'
@@ -196,15 +197,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // The Idempotency-Keys of every surface's creates, in the store beside the data.
   useIdempotency(app, { store: stores.idempotency, now: options.now ?? (() => new Date()) })
-  await app.register(tugasSurface, { table: surfaceA })
-  await app.register(compactSurface, { routes: surfaceB })
-  await app.register(todosSurface, { table: surfaceC })
-  await app.register(supportingSurface, { routes: surfaceD })
-  await app.register(eventsSurface, { routes: events, streams })
-  await app.register(webhooksSurface, { routes: webhooks })
+  await app.register(encapsulated('tugasSurface', tugasSurface), { table: surfaceA })
+  await app.register(encapsulated('compactSurface', compactSurface), { routes: surfaceB })
+  await app.register(encapsulated('todosSurface', todosSurface), { table: surfaceC })
+  await app.register(encapsulated('supportingSurface', supportingSurface), { routes: surfaceD })
+  await app.register(encapsulated('eventsSurface', eventsSurface), { routes: events, streams })
+  await app.register(encapsulated('webhooksSurface', webhooksSurface), { routes: webhooks })
   const readiness = readinessRoute(() => infrastructure.checks())
-  await app.register(healthSurface, { route: readiness })
-  await app.register(metricsSurface, { metrics })
+  await app.register(encapsulated('healthSurface', healthSurface), { route: readiness })
+  await app.register(encapsulated('metricsSurface', metricsSurface), { metrics })
 
   const document = serviceDocument(config, {
     atServer: surfaceA.documented,
@@ -224,8 +225,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       metricsOperation,
     ],
   })
-  await app.register(openApiSurface, { document })
-  await app.register(docsSurface, { document })
+  await app.register(encapsulated('openApiSurface', openApiSurface), { document })
+  await app.register(encapsulated('docsSurface', docsSurface), { document })
 
   return app
 }

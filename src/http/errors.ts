@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify'
 import { ServiceUnavailableError } from '../store/unavailable.js'
 import { ignoreBodies, MalformedJsonError } from './json-body.js'
+import { encapsulated } from './plugin.js'
 
 /**
  * A failure a route answers on purpose. Each surface renders it in its own shape
@@ -110,11 +111,13 @@ export function useErrorShape(
   })
   if (options.notFound !== false) {
     // In a child context that ignores bodies: no body makes an unknown path a 415 or a 413.
-    instance.register(async (fallback) => {
-      ignoreBodies(fallback)
-      fallback.setNotFoundHandler((_request, reply) =>
-        shape.send(reply, shape.fromFramework({ kind: 'not-found' })),
-      )
-    })
+    instance.register(
+      encapsulated('not found', async (fallback) => {
+        ignoreBodies(fallback)
+        fallback.setNotFoundHandler((_request, reply) =>
+          shape.send(reply, shape.fromFramework({ kind: 'not-found' })),
+        )
+      }),
+    )
   }
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { encapsulated } from './plugin.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -92,10 +93,12 @@ export function withoutBodies(
   instance: FastifyInstance,
   register: (bodyless: FastifyInstance) => void,
 ): void {
-  instance.register(async (bodyless) => {
-    ignoreBodies(bodyless)
-    register(bodyless)
-  })
+  instance.register(
+    encapsulated('without bodies', async (bodyless) => {
+      ignoreBodies(bodyless)
+      register(bodyless)
+    }),
+  )
 }
 
 /** A content type that starts with `application/json` (the E2 surfaces' 415 rule). */

@@ -11,6 +11,7 @@ import type {
 } from 'fastify'
 import { type TSchema, Type } from 'typebox'
 import { withoutBodies } from './json-body.js'
+import { encapsulated } from './plugin.js'
 
 export interface HeaderSpec {
   description: string
@@ -149,10 +150,12 @@ export function registerRoutes(
   const withBody = routes.filter((route) => route.body !== undefined)
   if (bodies === undefined) addRoutes(instance, withBody, base)
   else {
-    instance.register(async (child) => {
-      bodies(child)
-      addRoutes(child, withBody, base)
-    })
+    instance.register(
+      encapsulated('with bodies', async (child) => {
+        bodies(child)
+        addRoutes(child, withBody, base)
+      }),
+    )
   }
   withoutBodies(instance, (bodyless) =>
     addRoutes(

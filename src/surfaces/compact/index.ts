@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify'
 import { useErrorShape } from '../../http/errors.js'
 import { acceptJsonBodies } from '../../http/json-body.js'
 import { answerOtherMethodsOf } from '../../http/method-not-allowed.js'
+import { encapsulated } from '../../http/plugin.js'
 import { type RouteSpec, registerRoutes } from '../../http/route-spec.js'
 import { compactErrors } from './errors.js'
-
 import { COMPACT_PREFIX } from './routes.js'
 
 export { UNKNOWN_PATH } from './errors.js'
@@ -20,9 +20,10 @@ export async function compactSurface(
 ) {
   acceptJsonBodies(instance)
   useErrorShape(instance, compactErrors, { notFound: false })
-  instance.register(async (unknown) => useErrorShape(unknown, compactErrors), {
-    prefix: COMPACT_PREFIX,
-  })
+  instance.register(
+    encapsulated('compact not found', async (unknown) => useErrorShape(unknown, compactErrors)),
+    { prefix: COMPACT_PREFIX },
+  )
   registerRoutes(instance, routes)
   answerOtherMethodsOf(instance, routes)
 }
