@@ -10,8 +10,8 @@ import { connect, type Socket } from 'node:net'
 import { after, test } from 'node:test'
 import { setTimeout as pause } from 'node:timers/promises'
 import { TEST_STORE } from '../../support/helpers.js'
+import { freePort } from '../../support/ports.js'
 import { freshDatabaseUrl } from '../../support/postgres.js'
-import { listening } from '../../support/processes.js'
 import { openStream } from '../../support/sse.js'
 
 const root = new URL('../../..', import.meta.url).pathname
@@ -54,23 +54,34 @@ async function openStreams(url: string): Promise<number> {
   return Number(/^tugas_event_streams (\d+)$/m.exec(text)?.[1])
 }
 
-/** A service as `npm start` runs it, with a small budget and a short retention; its URL and pid. */
+/**
+ * A service as `npm start` runs it, with a small budget and a short retention; its URL and pid.
+ * It logs warnings only, to no pipe: a line per request read by this process, busy with the
+ * writes, would hold the service up whenever the pipe filled.
+ */
 async function service(): Promise<{ url: string; pid: number }> {
+  const port = await freePort()
   const child = spawn(process.execPath, ['--max-semi-space-size=8', 'dist/main.js'], {
     cwd: root,
     env: {
       ...process.env,
       HOST: '127.0.0.1',
-      PORT: '0',
-      LOG_LEVEL: 'info',
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
       EVENTS_BUFFER_BYTES: String(BUDGET),
       EVENTS_RETAIN: '100',
       ...(TEST_STORE === 'postgres' && { DATABASE_URL: await freshDatabaseUrl() }),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'ignore', 'inherit'],
   })
   children.push(child)
-  return { url: await listening(child, []), pid: child.pid as number }
+  const url = `http://127.0.0.1:${port}`
+  for (const deadline = Date.now() + 30_000; ; await pause(50)) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error('the service did not start')
+    const ready = await fetch(`${url}/health/ready`).catch(() => undefined)
+    if (ready?.status === 200) return { url, pid: child.pid as number }
+  }
 }
 
 /** PUT /todos/1 on `url`, after its POST /todos made it; resolves once the answer is read. */
