@@ -1,6 +1,6 @@
 // `npm run test:timings`: runs every test file of every pass alone, one after the other, and
-// writes the seconds each took to test/support/timings.json, which `npm test` reads to start the
-// longest test processes first (test/support/run-tests.ts). Also prints the CPU seconds each
+// writes the seconds each took to test/support/timings.json, by which `npm test` balances each
+// pass's shards (test/support/run-tests.ts). Also prints the CPU seconds each
 // took, its child processes included, for docs/development.md#where-the-time-goes. Takes some
 // twelve minutes here; PostgreSQL, Redis and PgBouncer must be up.
 import { spawnSync } from 'node:child_process'
