@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, HTTPMethods } from 'fastify'
+import type { FastifyInstance, HTTPMethods } from 'fastify'
 import { Type } from 'typebox'
 import { withoutBodies } from './json-body.js'
 import { fastifyPath, type OtherMethods, type ResponseSpec, type RouteSpec } from './route-spec.js'
@@ -15,7 +15,9 @@ export function otherMethods(response: ResponseSpec, send: OtherMethods['send'])
 
 /**
  * Answers, on each path of `routes` that says how (`otherMethods`), every method none of its
- * routes serves.
+ * routes serves, with the `Allow` header set to the ones they do (HEAD goes with GET, as Fastify
+ * serves it). Whatever body such a request carries, the answer is the 405: the routes share one
+ * context that ignores bodies (one per path made a tenth of what building an app cost).
  */
 export function answerOtherMethodsOf(instance: FastifyInstance, routes: RouteSpec[]): void {
   const byPath = new Map<string, { methods: HTTPMethods[]; otherMethods?: OtherMethods }>()
@@ -25,33 +27,20 @@ export function answerOtherMethodsOf(instance: FastifyInstance, routes: RouteSpe
     entry.methods.push(route.method)
     byPath.set(path, entry)
   }
-  for (const [path, { methods, otherMethods }] of byPath) {
-    if (otherMethods !== undefined) answerOtherMethods(instance, path, methods, otherMethods.send)
-  }
-}
-
-/**
- * Answers every method not registered on `url` through `send`, with the `Allow` header set to
- * the registered ones (HEAD goes with GET, as Fastify serves it).
- */
-export function answerOtherMethods(
-  instance: FastifyInstance,
-  url: string,
-  allowed: HTTPMethods[],
-  send: (reply: FastifyReply) => FastifyReply,
-): void {
-  const allow = allowHeader(allowed)
-  const served = new Set<string>(allow.split(', '))
-  const others = instance.supportedMethods.filter((method) => !served.has(method))
-  // Whatever body such a request carries, the answer is the 405.
-  withoutBodies(instance, (bodyless) =>
-    bodyless.route({
-      method: others as HTTPMethods[],
-      url,
-      exposeHeadRoute: false,
-      handler: async (_request, reply) => send(reply.code(405).header('allow', allow)),
-    }),
-  )
+  withoutBodies(instance, (bodyless) => {
+    for (const [url, { methods, otherMethods }] of byPath) {
+      if (otherMethods === undefined) continue
+      const allow = allowHeader(methods)
+      const served = new Set<string>(allow.split(', '))
+      const send = otherMethods.send
+      bodyless.route({
+        method: bodyless.supportedMethods.filter((method) => !served.has(method)) as HTTPMethods[],
+        url,
+        exposeHeadRoute: false,
+        handler: async (_request, reply) => send(reply.code(405).header('allow', allow)),
+      })
+    }
+  })
 }
 
 /** The `Allow` value for the methods registered on a path: HEAD goes with GET, as Fastify serves it. */

@@ -1,9 +1,10 @@
-// `npm test`'s three passes (test/support/test-files.ts says which files each runs): `memory`,
-// then `postgres` with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres), then `pooler`
-// with every database reached through PgBouncer in transaction pooling mode (TUGAS_TEST_POOLER,
-// test/support/pgbouncer.ts). `all` (npm test) runs the three in one schedule, so that a pass's
-// slow end overlaps the next one's start. The last two are loudly skipped where PostgreSQL or
-// PgBouncer is missing, unless TUGAS_REQUIRE_SERVICES=1 (CI), where that fails the run.
+// The test passes (test/support/test-files.ts says which files each runs): `memory`, `postgres`
+// with every test app on PostgreSQL (TUGAS_TEST_STORE=postgres), and `pooler` with every database
+// reached through PgBouncer in transaction pooling mode (TUGAS_TEST_POOLER,
+// test/support/pgbouncer.ts). The passes named on the command line run in one schedule, so that
+// a pass's slow end overlaps the next one's start: `npm test` runs `memory postgres`, CI adds
+// `pooler`. The last two are loudly skipped where PostgreSQL or PgBouncer is missing, unless
+// TUGAS_REQUIRE_SERVICES=1 (CI), where that fails the run.
 //
 // The files are shared out among a few test processes (shards) per pass, three processes at a
 // time, instead of one process per file: on Node.js 20 every process pays about a second of CPU
@@ -81,12 +82,12 @@ async function runnable(asked: readonly Pass[]): Promise<Pass[]> {
   return passes
 }
 
-const asked = process.argv[2]
-if (asked !== 'all' && !PASSES.includes(asked as Pass)) {
-  process.stderr.write('usage: run-tests.ts all|memory|postgres|pooler\n')
+const asked = process.argv.slice(2)
+if (asked.length === 0 || !asked.every((pass) => PASSES.includes(pass as Pass))) {
+  process.stderr.write(`usage: run-tests.ts <pass>... (passes: ${PASSES.join(', ')})\n`)
   process.exit(2)
 }
-const passes = await runnable(asked === 'all' ? PASSES : [asked as Pass])
+const passes = await runnable(PASSES.filter((pass) => asked.includes(pass)))
 const entries = passes.flatMap((pass): Entry[] => {
   const files = passFiles(pass)
   const own = files
