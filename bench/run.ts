@@ -12,6 +12,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
 import { runEvents } from './events.js'
+import { runPrice } from './price.js'
 import { runScale, type ScaleStore } from './scale.js'
 import {
   freshDatabase,
@@ -369,10 +370,10 @@ async function main(): Promise<void> {
   const only = process.env.BENCH_ONLY || undefined
   if (
     only !== undefined &&
-    !['scale', 'scale-pg', 'workers', 'hot', 'pg', 'events', 'webhooks'].includes(only)
+    !['scale', 'scale-pg', 'workers', 'hot', 'pg', 'events', 'webhooks', 'price'].includes(only)
   ) {
     throw new Error(
-      `BENCH_ONLY=${only}: only scale, scale-pg, workers, hot, pg, events or webhooks runs alone`,
+      `BENCH_ONLY=${only}: only scale, scale-pg, workers, hot, pg, events, webhooks or price runs alone`,
     )
   }
   const scale = (store: ScaleStore) =>
@@ -391,6 +392,8 @@ async function main(): Promise<void> {
   const webhooks = () =>
     runWebhooks({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
   if (only === 'webhooks') return webhooks()
+  const price = () => runPrice({ duration: DURATION, warmup: WARMUP, connections: CONNECTIONS })
+  if (only === 'price') return price()
   console.log(
     `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per target; ` +
       `${SEED_TASKS} seeded tasks; service logging at info (production default).`,
@@ -491,6 +494,7 @@ async function main(): Promise<void> {
   await workers()
   await events()
   await webhooks()
+  await price()
   await scale('memory')
   if ((await postgresProblem()) === undefined) await scale('postgres')
 }

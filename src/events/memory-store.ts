@@ -4,6 +4,48 @@ import { countType, Listeners } from './listeners.js'
 import type { EventLog, LogBounds, StoredEvent } from './store.js'
 
 /**
+ * An event of the memory log. Its CloudEvents text is made once, when first read, from the
+ * parts it was published with: every memory store publishes frozen snapshots as `data`, so the
+ * text is the one it would have been at the change.
+ */
+class KeptEvent implements StoredEvent {
+  readonly type: EventType
+  readonly owner: string | undefined
+  readonly #subject: string
+  /** Dropped once the text is made. */
+  #data: unknown
+  readonly #time: Date
+  #json: string | undefined
+
+  constructor(
+    readonly id: number,
+    { type, subject, data, owner }: NewEvent,
+    time: Date,
+  ) {
+    this.type = type
+    this.owner = owner
+    this.#subject = subject
+    this.#data = data
+    this.#time = time
+  }
+
+  get json(): string {
+    if (this.#json === undefined) {
+      const { id, type } = this
+      this.#json = cloudEvent({
+        id,
+        type,
+        subject: this.#subject,
+        time: this.#time,
+        data: this.#data,
+      })
+      this.#data = undefined
+    }
+    return this.#json
+  }
+}
+
+/**
  * The events of the memory stores, for as long as the process lives: ids from 1 in the order
  * of the writes, the `retain` most recent kept. Listeners are called after the write that
  * published, never inside it.
@@ -22,11 +64,13 @@ export class MemoryEventLog implements EventLog {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The stores' publisher: the event takes its id and time now, at the change. */
+  /**
+   * The stores' publisher: the event takes its id and time now, at the change; its text is made
+   * when something first reads it (KeptEvent), so a write nobody listens to renders nothing.
+   */
   readonly publish: Publish = (event: NewEvent) => {
     const id = ++this.#lastId
-    const json = cloudEvent({ ...event, id, time: this.now() })
-    const stored: StoredEvent = { id, type: event.type, owner: event.owner, json }
+    const stored = new KeptEvent(id, event, this.now())
     countType(this.publishedByType, event.type)
     this.#kept.push(stored)
     if (this.#kept.length - this.#head > this.retain) this.#forgetOldest()
