@@ -7,15 +7,8 @@ import { readFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import {
-  freshDatabase,
-  measure,
-  postgresProblem,
-  ROOT,
-  SERVICE_ARGS,
-  startServer,
-  stop,
-} from './servers.js'
+import { freshDatabase, postgresProblem, ROOT, SERVICE_ARGS, startServer, stop } from './servers.js'
+import { wrk } from './wrk.js'
 
 export interface EventsSettings {
   duration: number
@@ -142,20 +135,36 @@ async function latencies(url: string, load: boolean, settings: EventsSettings) {
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) }
 }
 
-export async function rate(url: string, post: boolean, settings: EventsSettings): Promise<number> {
-  const options: autocannon.Options = {
+/** A running service: where it answers, and its process (whose CPU is measured). */
+export interface Running {
+  url: string
+  pid: number
+}
+
+/** One side of a comparison: requests per second, and the service's CPU per request (µs). */
+export interface Rate {
+  rate: number
+  cpu: number
+}
+
+/** `GET /tugas/1`, or `POST /tugas` with `post`, driven by wrk after a warm-up. */
+export async function rate(
+  { url, pid }: Running,
+  post: boolean,
+  settings: EventsSettings,
+): Promise<Rate> {
+  const load = {
     url: `${url}${post ? '/tugas' : '/tugas/1'}`,
     connections: settings.connections,
-    duration: settings.warmup,
-    ...(post && {
-      method: 'POST' as const,
-      headers: { 'content-type': 'application/json' },
-      body: POST_TASK,
-    }),
+    ...(post && { method: 'POST' as const, body: POST_TASK }),
   }
-  await measure(options)
-  const { result } = await measure({ ...options, duration: settings.duration })
-  return result.requests.average
+  await wrk({ ...load, seconds: settings.warmup }, [pid])
+  const measured = await wrk({ ...load, seconds: settings.duration }, [pid])
+  if (measured.errors > 0) {
+    console.error(`  ! ${load.url}: ${measured.errors} errors`)
+    process.exitCode = 1
+  }
+  return { rate: measured.rate, cpu: measured.cpuPerRequest }
 }
 
 /** How many times each side of a comparison is measured, in turn with the other. */
@@ -167,17 +176,25 @@ const OUTBOX_ROUNDS = 5
  * `a` then `b`, ROUNDS times over, so that the machine's drift in speed (a tenth from minute to
  * minute here) falls on both alike: the mean rate of each.
  */
-async function inTurn(a: () => Promise<number>, b: () => Promise<number>, rounds = ROUNDS) {
-  let [sumA, sumB] = [0, 0]
+async function inTurn(a: () => Promise<Rate>, b: () => Promise<Rate>, rounds = ROUNDS) {
+  const sums = { a: { rate: 0, cpu: 0 }, b: { rate: 0, cpu: 0 } }
   for (let round = 0; round < rounds; round += 1) {
-    sumA += await a()
-    sumB += await b()
+    for (const [side, measure] of [
+      ['a', a],
+      ['b', b],
+    ] as const) {
+      const { rate, cpu } = await measure()
+      sums[side].rate += rate / rounds
+      sums[side].cpu += cpu / rounds
+    }
   }
-  return { a: sumA / rounds, b: sumB / rounds }
+  return sums
 }
 
-export const ratio = (value: number, by: number, label: string) =>
-  `${Math.round(value)} vs ${Math.round(by)} ${label}: ${(value / by).toFixed(2)}`
+/** Requests per second of `value` against `by`, and the CPU per request of each. */
+export const ratio = (value: Rate, by: Rate, label: string) =>
+  `${Math.round(value.rate)} vs ${Math.round(by.rate)} ${label}: ${(value.rate / by.rate).toFixed(2)}` +
+  ` (CPU per request ${Math.round(value.cpu)} vs ${Math.round(by.cpu)} µs)`
 
 /** The service (`args`) on a fresh database of its own, or in memory. */
 export async function service(
@@ -195,6 +212,15 @@ export async function service(
 }
 
 export type Store = 'memory' | 'postgres'
+
+/** The stores a scenario runs on: both, or the one BENCH_STORE names. */
+export function benchStores(): Store[] {
+  const only = process.env.BENCH_STORE
+  if (only === undefined || only === '') return ['memory', 'postgres']
+  if (only !== 'memory' && only !== 'postgres')
+    throw new Error(`BENCH_STORE=${only}: memory or postgres`)
+  return [only]
+}
 
 /** The resident memory `STREAMS` streams on `url` hold, per stream (Linux). */
 async function memoryPerStream(url: string, pid: number): Promise<number> {
@@ -230,8 +256,8 @@ async function onStore(store: Store, settings: EventsSettings) {
       // slower for minutes after (docs/events.md#what-it-costs), so both start alike.
       await memoryPerStream(without.url, without.pid)
       const posts = await inTurn(
-        () => rate(url, true, settings),
-        () => rate(without.url, true, settings),
+        () => rate({ url, pid }, true, settings),
+        () => rate(without, true, settings),
         OUTBOX_ROUNDS,
       )
       await stop(children.pop() as ChildProcess)
@@ -243,23 +269,27 @@ async function onStore(store: Store, settings: EventsSettings) {
     }
     const idle = await latencies(url, false, settings)
     const loaded = await latencies(url, true, settings)
+    // Every event on every stream within a second, however many streams (docs/events.md#memory).
+    const crowd = await openStreams(url, STREAMS)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    const crowded = await latencies(url, true, settings).finally(() => crowd.close())
     /** `kind` measured with STREAMS streams open. */
     const beside = async (post: boolean) => {
       const streams = await openStreams(url, STREAMS)
       await new Promise((resolve) => setTimeout(resolve, 1000))
       try {
-        return await rate(url, post, settings)
+        return await rate({ url, pid }, post, settings)
       } finally {
         streams.close()
       }
     }
     const get = await inTurn(
       () => beside(false),
-      () => rate(url, false, settings),
+      () => rate({ url, pid }, false, settings),
     )
     const post = await inTurn(
       () => beside(true),
-      () => rate(url, true, settings),
+      () => rate({ url, pid }, true, settings),
     )
     const ms = (value: number) => value.toFixed(2)
     rows.push(
@@ -283,6 +313,11 @@ async function onStore(store: Store, settings: EventsSettings) {
         measure: `event latency, ${settings.connections} clients creating, ms`,
         result: `p50 ${ms(loaded.p50)}, p99 ${ms(loaded.p99)}`,
       },
+      {
+        store,
+        measure: `event latency, ${settings.connections} clients creating, beside ${STREAMS} open streams, ms`,
+        result: `p50 ${ms(crowded.p50)}, p99 ${ms(crowded.p99)}`,
+      },
       { store, measure: 'memory per open stream, bytes', result: String(Math.round(perStream)) },
     )
     return rows
@@ -300,7 +335,10 @@ export async function runEvents(settings: EventsSettings): Promise<void> {
       ` storing none, ${OUTBOX_ROUNDS} times in turn, first, both services having served the` +
       ` same ${STREAMS} streams.`,
   )
-  const rows = await onStore('memory', settings)
-  if ((await postgresProblem()) === undefined) rows.push(...(await onStore('postgres', settings)))
+  const rows = []
+  if (benchStores().includes('memory')) rows.push(...(await onStore('memory', settings)))
+  if (benchStores().includes('postgres') && (await postgresProblem()) === undefined) {
+    rows.push(...(await onStore('postgres', settings)))
+  }
   console.table(rows)
 }

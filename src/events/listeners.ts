@@ -7,16 +7,40 @@ export function countType(counts: Map<EventType, number>, type: EventType): void
 }
 
 /**
+ * After a hand-over that took longer than this, in milliseconds, the next waits (PACE_FACTOR):
+ * a few streams are written to at once, every event as it comes.
+ */
+const SLOW_HAND_OVER_MS = 1
+
+/**
+ * How many times the last hand-over's duration the next one waits after it. Writing one batch to
+ * a thousand streams takes milliseconds whatever the batch holds, so events that arrive
+ * meanwhile wait and go out together: passing events on takes at most a fifth of the process's
+ * time, and the writes that make them keep the rest (docs/events.md#what-it-costs).
+ */
+const PACE_FACTOR = 4
+
+/** The longest pause, in milliseconds, however long a hand-over took: events are late by no more. */
+const MAX_PAUSE_MS = 200
+
+/**
  * The listeners of one log, called with each batch in order. A listener that throws is a bug
- * of its own: the others are still called.
+ * of its own: the others are still called. When handing a batch over took long (many streams),
+ * what arrives in the next PACE_FACTOR times as long is handed over in one batch after it.
  */
 export class Listeners {
   readonly #listeners = new Set<(events: StoredEvent[]) => void>()
   #newest = 0
+  /** Events waiting for the pause after a slow hand-over to end, in order. */
+  #waiting: StoredEvent[] | undefined
+  /** When the pause after the last hand-over ends (performance.now()). */
+  #pauseEnds = 0
 
   /**
    * The newest id passed on, or noted as given out while no one listened: it never moves back,
    * so that a stream opened now, which starts after it, is never given an event from before.
+   * Events waiting for a pause to end count as passed on: a stream opened meanwhile starts
+   * after them.
    */
   get newest(): number {
     return this.#newest
@@ -45,13 +69,40 @@ export class Listeners {
     const last = fresh.at(-1)
     if (last === undefined) return
     this.#newest = last.id
+    if (this.#waiting !== undefined) {
+      for (const event of fresh) this.#waiting.push(event)
+      return
+    }
+    const pause = this.#pauseEnds - performance.now()
+    if (pause <= 0) {
+      this.#handOver(fresh)
+      return
+    }
+    this.#waiting = fresh.slice()
+    setTimeout(() => {
+      const waiting = this.#waiting ?? []
+      this.#waiting = undefined
+      this.#handOver(waiting)
+    }, pause).unref()
+  }
+
+  #handOver(events: StoredEvent[]): void {
+    const started = performance.now()
     for (const listener of this.#listeners) {
       try {
-        listener(fresh)
+        listener(events)
       } catch {
         // The others are not held up.
       }
     }
+    // Timed to the end of the ticks queued meanwhile: an HTTP response writes to its socket in
+    // one (it uncorks it there), which is most of what a stream's event costs.
+    process.nextTick(() => {
+      const ended = performance.now()
+      const took = ended - started
+      this.#pauseEnds =
+        took > SLOW_HAND_OVER_MS ? ended + Math.min(MAX_PAUSE_MS, PACE_FACTOR * took) : 0
+    })
   }
 }
 

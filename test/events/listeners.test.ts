@@ -22,3 +22,79 @@ test('newest never moves back, and events at or below it are not passed on', () 
   assert.equal(listeners.newest, 12)
   assert.deepEqual(heard, [[11, 12]])
 })
+
+/** Keeps the thread busy for `ms`: a hand-over as slow as writing to many streams. */
+function busy(ms: number): void {
+  const until = performance.now() + ms
+  while (performance.now() < until) {}
+}
+
+test('after a slow hand-over, what arrives during four times as long goes out after it in one batch, in order', async () => {
+  const listeners = new Listeners()
+  const heard: { ids: number[]; at: number }[] = []
+  listeners.subscribe((batch) => {
+    heard.push({ ids: batch.map((event) => event.id), at: performance.now() })
+    busy(5)
+  })
+  const start = performance.now()
+  listeners.emit(events(1))
+  // The hand-over is timed to the end of the ticks it queued.
+  await new Promise((resolve) => setImmediate(resolve))
+  // Within the pause: held, and counted as passed on (a stream opened now starts after them).
+  listeners.emit(events(2, 3))
+  listeners.emit(events(3, 4))
+  assert.equal(listeners.newest, 4)
+  assert.deepEqual(
+    heard.map(({ ids }) => ids),
+    [[1]],
+  )
+  while (heard.length < 2) await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(
+    heard.map(({ ids }) => ids),
+    [[1], [2, 3, 4]],
+  )
+  // The pause: four times the first hand-over (at least 5 ms) after it ended.
+  assert.ok((heard[1]?.at ?? 0) - start >= 5 + 4 * 5, `handed over after ${heard[1]?.at}`)
+})
+
+test('fast hand-overs are never held: every batch goes out as it comes', () => {
+  const listeners = new Listeners()
+  const heard: number[][] = []
+  listeners.subscribe((batch) => heard.push(batch.map((event) => event.id)))
+  for (let id = 1; id <= 100; id += 1) listeners.emit(events(id))
+  assert.equal(heard.length, 100)
+  assert.deepEqual(heard.at(-1), [100])
+})
+
+test('what a listener leaves to the ticks it queues (a response writing to its socket) counts as the hand-over', async () => {
+  const listeners = new Listeners()
+  const heard: number[][] = []
+  listeners.subscribe((batch) => {
+    heard.push(batch.map((event) => event.id))
+    process.nextTick(() => busy(5))
+  })
+  listeners.emit(events(1))
+  await new Promise((resolve) => setImmediate(resolve))
+  listeners.emit(events(2))
+  listeners.emit(events(3))
+  assert.deepEqual(heard, [[1]])
+  while (heard.length < 2) await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(heard, [[1], [2, 3]])
+})
+
+test('the pause is 200 ms at most, however slow the hand-over was', async () => {
+  const listeners = new Listeners()
+  const heard: number[] = []
+  listeners.subscribe(() => {
+    heard.push(performance.now())
+    if (heard.length === 1) busy(150)
+  })
+  listeners.emit(events(1))
+  const ended = performance.now()
+  await new Promise((resolve) => setImmediate(resolve))
+  listeners.emit(events(2))
+  while (heard.length < 2) await new Promise((resolve) => setTimeout(resolve, 5))
+  // Four times 150 ms would be 600 ms.
+  const pause = (heard[1] ?? 0) - ended
+  assert.ok(pause >= 195 && pause < 550, `paused ${pause} ms`)
+})
