@@ -3,9 +3,12 @@
 // DATABASE_POOL_SIZE). GET /tugas/<id> is one primary-key SELECT; POST /tugas one INSERT ...
 // RETURNING (with the title's sort key, as the service writes it). With REFERENCE_PREPARED=1
 // both are named prepared statements, as the service runs them; otherwise each is parsed and
-// planned anew per request.
+// planned anew per request. With REFERENCE_EVENTS=1 the INSERT also stores the task's event, in
+// the same statement the service's store sends (dist/store/postgres/outbox.js: `npm run build`
+// first), but nothing numbers it: the ceiling for a create that must store its event.
 import Fastify from 'fastify'
 import pg from 'pg'
+import { publishing } from '../dist/store/postgres/outbox.js'
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -29,14 +32,16 @@ app.get('/tugas/:id', async (request, reply) => {
   return rows[0] ?? reply.code(404).send({})
 })
 
+const INSERT = 'INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3)'
+const CREATE =
+  process.env.REFERENCE_EVENTS === '1'
+    ? publishing(INSERT, 'id, title, status', { type: 'tugas.created' })
+    : `${INSERT} RETURNING id, title, status`
+
 app.post('/tugas', async (request, reply) => {
   const { title } = request.body
   const { rows } = await pool.query(
-    statement(
-      'create',
-      'INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3) RETURNING id, title, status',
-      [title, Buffer.from(title, 'utf16le').swap16(), 'belum'],
-    ),
+    statement('create', CREATE, [title, Buffer.from(title, 'utf16le').swap16(), 'belum']),
   )
   return reply.code(201).send(rows[0])
 })

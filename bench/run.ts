@@ -1,9 +1,11 @@
-// Throughput and tail latency of the built service against a bare node:http server, on the same
-// machine in the same run, so the ratio says what the service costs on top of Node itself.
+// Throughput, tail latency and CPU per request of the built service against a bare node:http
+// server, on the same machine in the same run, so the ratio says what the service costs on top
+// of Node itself.
 //
 // Caveats, also printed with the results:
-// - autocannon runs in this process and shares the CPU cores with both servers (on a 2-core
-//   machine that is a real share), so absolute numbers are low; compare the ratios.
+// - The load generator (wrk, or autocannon where wrk is missing) shares the two cores with the
+//   servers, so absolute numbers are low; compare the ratios, and the CPU per request, which
+//   the generator's own cost does not move.
 // - The service logs at info, its production default: one JSON line per request on stdout,
 //   which this process reads and throws away. The bare server logs nothing.
 import type { ChildProcess } from 'node:child_process'
@@ -17,6 +19,7 @@ import { runScale, type ScaleStore } from './scale.js'
 import {
   freshDatabase,
   measure,
+  pidOf,
   postgresProblem,
   ROOT,
   SERVICE_ARGS,
@@ -27,6 +30,7 @@ import {
 } from './servers.js'
 import { runWebhooks } from './webhooks.js'
 import { runWorkers } from './workers.js'
+import { cpuTicksOf, wrk, wrkProblem } from './wrk.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = 2
@@ -45,6 +49,7 @@ type Server =
   | 'pg service'
   | 'pg reference'
   | 'pg reference, prepared'
+  | 'pg reference, events'
 
 interface Target {
   name: string
@@ -191,6 +196,14 @@ const postgresTargets: Target[] = [
     body: POST_TASK,
   },
   {
+    name: 'pg reference, prepared, with its event, POST /tugas',
+    server: 'pg reference, events',
+    path: '/tugas',
+    expected: 201,
+    method: 'POST',
+    body: POST_TASK,
+  },
+  {
     name: 'pg POST /tugas',
     server: 'pg service',
     path: '/tugas',
@@ -238,23 +251,58 @@ interface Row {
   /** Requests per second, the run's average. */
   rate: number
   p99: number
+  /** The server process's CPU per request, in microseconds. */
+  cpu: number
 }
 
 function printTable(rows: Row[]): void {
   const firstBare = rows.find((row) => row.target.server === 'bare')
   const ratio = (value: number, base: number | undefined) =>
     base === undefined || !(base > 0) ? 'n/a' : (value / base).toFixed(2)
-  const table = rows.map(({ target, rate, p99 }) => {
+  const table = rows.map(({ target, rate, p99, cpu }) => {
     const bare = target.base ? rows.find((row) => row.target.name === target.base) : firstBare
     return {
       target: target.name,
       'req/s (avg)': Math.round(rate),
       'p99 (ms)': p99.toFixed(2),
+      'CPU/req (µs)': cpu.toFixed(1),
       'req/s vs bare': ratio(rate, bare?.rate),
       'p99 vs bare': ratio(p99, bare?.p99),
+      'CPU vs bare': ratio(cpu, bare?.cpu),
     }
   })
   console.table(table)
+}
+
+/** One measured load of `target` at `url`: with wrk where it is installed, else autocannon. */
+async function load(url: string, target: Target): Promise<Omit<Row, 'target'>> {
+  const pid = pidOf(url)
+  if (wrkProblem() === undefined) {
+    const request = {
+      url: url + target.path,
+      connections: CONNECTIONS,
+      headers: headersOf(target),
+      ...(target.method && { method: target.method }),
+      ...(target.body !== undefined && { body: target.body }),
+    }
+    await wrk({ ...request, seconds: WARMUP }, [pid])
+    const measured = await wrk({ ...request, seconds: DURATION }, [pid])
+    if (measured.errors > 0) {
+      console.error(`  ! ${target.name}: ${measured.errors} errors or answers of 400 and above`)
+      process.exitCode = 1
+    }
+    return { rate: measured.rate, p99: measured.p99, cpu: measured.cpuPerRequest }
+  }
+  await autocannon(options(url, target, WARMUP))
+  const before = await cpuTicksOf([pid])
+  const { result, p99 } = await measure(options(url, target, DURATION))
+  const ticks = (await cpuTicksOf([pid])) - before
+  const { errors, timeouts, non2xx } = result
+  if (errors + timeouts + non2xx > 0) {
+    console.error(`  ! ${target.name}: ${non2xx} non-2xx, ${errors} errors, ${timeouts} timeouts`)
+    process.exitCode = 1
+  }
+  return { rate: result.requests.average, p99, cpu: ((ticks / 100) * 1e6) / result.requests.total }
 }
 
 /** Verifies every target, then warms up and measures each in turn. */
@@ -264,14 +312,7 @@ async function run(list: Target[], urls: Partial<Record<Server, string>>): Promi
   const rows: Row[] = []
   for (const target of list) {
     process.stdout.write(`${target.name}: warming up, then measuring...\n`)
-    await autocannon(options(urlOf(target), target, WARMUP))
-    const { result, p99 } = await measure(options(urlOf(target), target, DURATION))
-    const { errors, timeouts, non2xx } = result
-    if (errors + timeouts + non2xx > 0) {
-      console.error(`  ! ${target.name}: ${non2xx} non-2xx, ${errors} errors, ${timeouts} timeouts`)
-      process.exitCode = 1
-    }
-    rows.push({ target, rate: result.requests.average, p99 })
+    rows.push({ target, ...(await load(urlOf(target), target)) })
   }
   return mergeRepeats(rows)
 }
@@ -289,6 +330,7 @@ function mergeRepeats(rows: Row[]): Row[] {
     target: (runs[0] as Row).target,
     rate: mean(runs.map((run) => run.rate)),
     p99: mean(runs.map((run) => run.p99)),
+    cpu: mean(runs.map((run) => run.cpu)),
   }))
 }
 
@@ -318,11 +360,12 @@ async function startPostgres10k(
   process.stdout.write('PostgreSQL: seeding 10,000 tasks...\n')
   const url = await freshDatabase('tugas_bench_10k')
   const service = await postgresService(children, url, seedFile)
-  const reference = (prepared: '0' | '1') => {
+  const reference = (prepared: '0' | '1', events: '0' | '1' = '0') => {
     const started = startServer([join(ROOT, 'bench/pg-reference.mjs')], {
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: POOL_SIZE,
       REFERENCE_PREPARED: prepared,
+      REFERENCE_EVENTS: events,
     })
     children.push(started.child)
     return started.url
@@ -331,6 +374,7 @@ async function startPostgres10k(
     'pg service': service,
     'pg reference': await reference('0'),
     'pg reference, prepared': await reference('1'),
+    'pg reference, events': await reference('1', '1'),
   }
 }
 
@@ -360,6 +404,11 @@ function printPostgresRatios(rows: Row[]): void {
     'pg POST /tugas, service vs prepared reference (req/s)',
     rate('pg POST /tugas'),
     rate('pg reference, prepared, POST /tugas'),
+  )
+  show(
+    'pg POST /tugas, service vs prepared reference that stores the event too (req/s)',
+    rate('pg POST /tugas'),
+    rate('pg reference, prepared, with its event, POST /tugas'),
   )
 }
 
@@ -399,7 +448,9 @@ async function main(): Promise<void> {
       `${SEED_TASKS} seeded tasks; service logging at info (production default).`,
   )
   console.log(
-    'autocannon shares the CPU cores with both servers: compare ratios, not absolute numbers.\n',
+    wrkProblem() === undefined
+      ? 'Load from wrk (2 threads), on the same cores as the servers: compare ratios and CPU per request.\n'
+      : `autocannon shares the CPU cores with both servers (${wrkProblem()}): compare ratios.\n`,
   )
 
   const dir = await mkdtemp(join(os.tmpdir(), 'tugas-bench-'))
@@ -464,18 +515,11 @@ async function main(): Promise<void> {
       // The PostgreSQL column is not part of it.
     } else if (problem === undefined) {
       // The 10k targets first: the million-row fill leaves the server busy for a while after.
-      const [refGet, preparedGet, get, page, refPost, preparedPost, post] = postgresTargets as [
-        Target,
-        Target,
-        Target,
-        Target,
-        Target,
-        Target,
-        Target,
-      ]
+      const [refGet, preparedGet, get, page, refPost, preparedPost, eventsPost, post] =
+        postgresTargets as [Target, Target, Target, Target, Target, Target, Target, Target]
       const at10k = [
         ...[refGet, preparedGet, get, get, preparedGet, refGet, page],
-        ...[refPost, preparedPost, post, post, preparedPost, refPost],
+        ...[refPost, preparedPost, eventsPost, post, post, eventsPost, preparedPost, refPost],
       ]
       Object.assign(urls, await startPostgres10k(seedFile, children))
       rows.push(...(await run(at10k, urls)))

@@ -61,6 +61,16 @@ export function seedDocument(count: number): string {
   return JSON.stringify({ tugas, credentials, dokumen })
 }
 
+/** The process answering at each base URL a server of the bench was started on. */
+const processes = new Map<string, number>()
+
+/** The process of the server at `url` (as startServer or startQuietServer resolved it). */
+export function pidOf(url: string): number {
+  const pid = processes.get(url)
+  if (pid === undefined) throw new Error(`no server of the bench at ${url}`)
+  return pid
+}
+
 /**
  * Starts a server process and resolves with its base URL, read from the
  * "Server listening at ..." line on its stdout. Output after that keeps being read and dropped,
@@ -85,6 +95,7 @@ export function startServer(
       if (match?.[1] !== undefined) {
         found = true
         pending = ''
+        processes.set(match[1], child.pid as number)
         resolve(match[1])
       }
     })
@@ -115,7 +126,10 @@ export async function startQuietServer(
     for (let attempt = 0; attempt < 400; attempt++) {
       if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited before listening`)
       try {
-        if ((await fetch(`${base}/health/ready`)).ok) return base
+        if ((await fetch(`${base}/health/ready`)).ok) {
+          processes.set(base, child.pid as number)
+          return base
+        }
       } catch {
         // Not listening yet.
       }

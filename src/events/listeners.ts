@@ -24,6 +24,13 @@ const PACE_FACTOR = 4
 const MAX_PAUSE_MS = 200
 
 /**
+ * The bytes of events (their JSON) that may wait for a pause to end: more go out at once, so
+ * that a hand-over of large events writes a bounded amount to each stream and a request that
+ * arrives meanwhile does not wait behind it; small events still go out hundreds at a time.
+ */
+const MAX_WAITING_BYTES = 64 * 1024
+
+/**
  * The listeners of one log, called with each batch in order. A listener that throws is a bug
  * of its own: the others are still called. When handing a batch over took long (many streams),
  * what arrives in the next PACE_FACTOR times as long is handed over in one batch after it.
@@ -31,8 +38,10 @@ const MAX_PAUSE_MS = 200
 export class Listeners {
   readonly #listeners = new Set<(events: StoredEvent[]) => void>()
   #newest = 0
-  /** Events waiting for the pause after a slow hand-over to end, in order. */
+  /** Events waiting for the pause after a slow hand-over to end, in order; their bytes. */
   #waiting: StoredEvent[] | undefined
+  #waitingBytes = 0
+  #pauseTimer: NodeJS.Timeout | undefined
   /** When the pause after the last hand-over ends (performance.now()). */
   #pauseEnds = 0
 
@@ -69,21 +78,29 @@ export class Listeners {
     const last = fresh.at(-1)
     if (last === undefined) return
     this.#newest = last.id
-    if (this.#waiting !== undefined) {
-      for (const event of fresh) this.#waiting.push(event)
-      return
-    }
-    const pause = this.#pauseEnds - performance.now()
-    if (pause <= 0) {
+    if (this.#waiting === undefined && this.#pauseEnds <= performance.now()) {
       this.#handOver(fresh)
       return
     }
-    this.#waiting = fresh.slice()
-    setTimeout(() => {
-      const waiting = this.#waiting ?? []
-      this.#waiting = undefined
-      this.#handOver(waiting)
-    }, pause).unref()
+    if (this.#waiting === undefined) {
+      this.#waiting = []
+      this.#waitingBytes = 0
+      this.#pauseTimer = setTimeout(() => this.#flush(), this.#pauseEnds - performance.now())
+      this.#pauseTimer.unref()
+    }
+    for (const event of fresh) {
+      this.#waiting.push(event)
+      this.#waitingBytes += event.json.length
+    }
+    if (this.#waitingBytes > MAX_WAITING_BYTES) this.#flush()
+  }
+
+  /** Hands over what waits, now. */
+  #flush(): void {
+    clearTimeout(this.#pauseTimer)
+    const waiting = this.#waiting ?? []
+    this.#waiting = undefined
+    if (waiting.length > 0) this.#handOver(waiting)
   }
 
   #handOver(events: StoredEvent[]): void {

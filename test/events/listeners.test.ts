@@ -98,3 +98,24 @@ test('the pause is 200 ms at most, however slow the hand-over was', async () => 
   const pause = (heard[1] ?? 0) - ended
   assert.ok(pause >= 195 && pause < 550, `paused ${pause} ms`)
 })
+
+test('large events do not wait for the pause: past 64 KiB waiting, they go out at once', async () => {
+  const listeners = new Listeners()
+  const heard: number[][] = []
+  listeners.subscribe((batch) => {
+    heard.push(batch.map((event) => event.id))
+    busy(5)
+  })
+  listeners.emit(events(1))
+  await new Promise((resolve) => setImmediate(resolve))
+  const large = (id: number): StoredEvent => ({
+    id,
+    type: 'tugas.created',
+    owner: undefined,
+    json: 'x'.repeat(40 * 1024),
+  })
+  listeners.emit([large(2)])
+  assert.deepEqual(heard, [[1]])
+  listeners.emit([large(3)])
+  assert.deepEqual(heard, [[1], [2, 3]])
+})
