@@ -15,8 +15,8 @@ const SLOW_HAND_OVER_MS = 1
 /**
  * How many times the last hand-over's duration the next one waits after it. Writing one batch to
  * a thousand streams takes milliseconds whatever the batch holds, so events that arrive
- * meanwhile wait and go out together: passing events on takes at most a fifth of the process's
- * time, and the writes that make them keep the rest (docs/events.md#what-it-costs).
+ * meanwhile wait and go out together, and the writes that make them keep most of the process
+ * (docs/events.md#memory).
  */
 const PACE_FACTOR = 4
 

@@ -17,7 +17,7 @@ export function otherMethods(response: ResponseSpec, send: OtherMethods['send'])
  * Answers, on each path of `routes` that says how (`otherMethods`), every method none of its
  * routes serves, with the `Allow` header set to the ones they do (HEAD goes with GET, as Fastify
  * serves it). Whatever body such a request carries, the answer is the 405: the routes share one
- * context that ignores bodies (one per path made a tenth of what building an app cost).
+ * context that ignores bodies, not one each (21 fewer plugins in every app).
  */
 export function answerOtherMethodsOf(instance: FastifyInstance, routes: RouteSpec[]): void {
   const byPath = new Map<string, { methods: HTTPMethods[]; otherMethods?: OtherMethods }>()
