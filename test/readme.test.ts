@@ -535,14 +535,22 @@ describe('README.md and docs/*.md examples', { concurrency: true }, () => {
     const env = configured[0]?.env ?? {}
     describe(`examples on ${key === '' ? '' : `${key} `}npm start`, { concurrency: 1 }, () => {
       let child: ChildProcess | undefined
-      let exited: Promise<unknown> | undefined
+      let exited: ReturnType<typeof exitOf> | undefined
       let port = ''
       before(async () => {
         const database =
           TEST_STORE === 'postgres' ? { DATABASE_URL: await freshDatabaseUrl() } : undefined
         child = npmStart({ LOG_LEVEL: 'info', ...database, ...env })
-        exited = exitOf(child)
-        port = new URL(await listening(child, [])).port
+        const exit = exitOf(child)
+        exited = exit
+        const lines: Record<string, unknown>[] = []
+        const address = await listening(child, lines).catch(async (error: Error) => {
+          // Say why: the exit code, stderr and the last log lines of the service.
+          const { code, stderr } = await exit
+          const last = lines.slice(-3).map((line) => JSON.stringify(line))
+          throw new Error(`${error.message} (exit ${code}): ${stderr} ${last.join(' ')}`)
+        })
+        port = new URL(address).port
       })
       after(async () => {
         try {
