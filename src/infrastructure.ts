@@ -15,7 +15,7 @@ import { connectRedis, pingRedis, redisClient } from './redis.js'
 import type { Seed } from './seed.js'
 import { StartUpError } from './start-up-error.js'
 import { Database, type PoolStats } from './store/postgres/database.js'
-import { lockStartUp, migrate } from './store/postgres/migrate.js'
+import { migrate, underStartUpLock } from './store/postgres/migrate.js'
 import { ServiceUnavailableError } from './store/unavailable.js'
 import {
   createPostgresStores,
@@ -239,8 +239,7 @@ const NO_LISTENER_WARNING =
  * start-up lock (several processes may start at once). True when it loaded it.
  */
 async function seedOnce(database: Database, seed: Seed, now: () => Date): Promise<boolean> {
-  return database.transaction(async (client) => {
-    await lockStartUp(client)
+  return underStartUpLock(database, async (client) => {
     const { rows } = await client.query('SELECT 1 FROM seeded')
     if (rows.length > 0) return false
     await loadSeed(postgresDataStores(client, now), seed)

@@ -1,9 +1,14 @@
 // How long a statement is waited for: the statement timeout, which the server enforces, plus
 // 1 s; or longer where a statement asks for it (`waitMs`: the counted buckets' rebuild, which
-// counts every task) in a transaction that lifts the server's timeout.
+// counts every task) in a transaction that lifts the server's timeout. And start-up, which waits
+// its turn for the start-up lock past a request's timeout (docs/operating.md#running-several-processes).
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
+import { defaults } from '../../src/config.js'
+import { createInfrastructure } from '../../src/infrastructure.js'
+import { demoSeed } from '../../src/seed.js'
 import { Database } from '../../src/store/postgres/database.js'
+import { START_UP_LOCK } from '../../src/store/postgres/migrate.js'
 import { ServiceUnavailableError } from '../../src/store/unavailable.js'
 import { freshDatabaseUrl, skipWithoutPostgres } from '../support/postgres.js'
 
@@ -30,5 +35,31 @@ describe('waiting for a statement', { skip }, () => {
     await assert.rejects(lifted(), ServiceUnavailableError)
     // Asked for, it is waited for.
     assert.equal((await lifted({ waitMs: 10_000 })).rowCount, 1)
+  })
+
+  test('start-up waits past the statement timeout for a migration in another process', async () => {
+    const url = await freshDatabaseUrl()
+    const other = new Database({ url, poolSize: 1, statementTimeoutMs: 5000 })
+    after(() => other.close())
+    // Another process holds the start-up lock for 1.5 s, six times the timeout below.
+    let locked = () => {}
+    const taken = new Promise<void>((resolve) => {
+      locked = resolve
+    })
+    let releasedAt = 0
+    const holding = other.transaction(async (client) => {
+      await client.query('SELECT pg_advisory_xact_lock($1)', [START_UP_LOCK])
+      locked()
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      releasedAt = performance.now()
+    })
+    await taken
+    const config = { ...defaults, databaseUrl: url, databaseStatementTimeoutMs: 250 }
+    const started = await createInfrastructure(config, demoSeed)
+    const startedAt = performance.now()
+    after(() => started.close())
+    await holding
+    assert.ok(startedAt >= releasedAt, 'started once the other let go of the lock')
+    assert.equal(started.seed, 'loaded')
   })
 })

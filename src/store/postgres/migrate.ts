@@ -11,9 +11,31 @@ const MIGRATIONS = fileURLToPath(new URL('../../../migrations/*.sql', import.met
  */
 export const START_UP_LOCK = 7_265_738_401
 
-/** Takes the start-up lock for the rest of the transaction `client` is in. */
-export async function lockStartUp(client: Queryable): Promise<void> {
-  await client.query('SELECT pg_advisory_xact_lock($1)', [START_UP_LOCK])
+/**
+ * How long a start-up step may wait for the lock and then take, in place of a request's
+ * statement timeout: processes starting together on a loaded machine wait their turns for
+ * longer than a request may (docs/operating.md#running-several-processes).
+ */
+export const START_UP_WAIT_MS = 120_000
+
+/**
+ * Runs `work` in one transaction under the start-up lock, each of its statements bounded by
+ * START_UP_WAIT_MS on the server and in the driver.
+ */
+export function underStartUpLock<T>(
+  database: Database,
+  work: (client: Queryable) => Promise<T>,
+): Promise<T> {
+  return database.transaction(async (client) => {
+    const waitMs = START_UP_WAIT_MS + 1000
+    const patient: Queryable = {
+      query: (text, values, options) => client.query(text, values, { waitMs, ...options }),
+      transaction: (nested) => nested(patient),
+    }
+    await patient.query(`SET LOCAL statement_timeout = ${START_UP_WAIT_MS}`)
+    await patient.query('SELECT pg_advisory_xact_lock($1)', [START_UP_LOCK])
+    return work(patient)
+  })
 }
 
 /**
@@ -23,8 +45,7 @@ export async function lockStartUp(client: Queryable): Promise<void> {
  * version such as '006', stops there (for the tests of a migration's data).
  */
 export async function migrate(database: Database, target?: string): Promise<number[]> {
-  return database.transaction(async (client) => {
-    await lockStartUp(client)
+  return underStartUpLock(database, async (client) => {
     const { rows } = await client.query<{ db: string; schema: string }>(
       'SELECT current_database() AS db, current_schema() AS schema',
     )
