@@ -2,35 +2,15 @@
 // can be read against what Fastify itself reaches on the same machine in the same run:
 // - REFERENCE=bare: one GET and one POST route, no logger, no hooks (Fastify's own floor);
 // - REFERENCE=contract: the same routes with only what every answer of the contract needs per
-//   request: a logger (Fastify then times each request and calls the log controller when it
-//   ends, which the request log and the metrics of the service need), an X-Request-Id (the
-//   client's or a fresh UUID) in an onRequest hook, and the strong ETag (SHA-256 of the body).
+//   request (contract-minimum.mjs: the logger, at warn here, the request id, nosniff, the ETag).
 // Neither has a store, rules, CORS, metrics, rate limits or idempotency: what the service costs
 // beyond `contract` is its own.
-import { hash, randomUUID } from 'node:crypto'
 import Fastify from 'fastify'
+import { addContractHooks, contractOptions, sendTagged } from './contract-minimum.mjs'
 
 const contract = process.env.REFERENCE === 'contract'
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
-
-const app = Fastify(
-  contract
-    ? {
-        logger: { level: 'warn' },
-        requestIdHeader: false,
-        genReqId(request) {
-          const sent = request.headers['x-request-id']
-          return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
-        },
-      }
-    : { logger: false },
-)
-if (contract) {
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id)
-    done()
-  })
-}
+const app = Fastify(contract ? contractOptions('warn') : { logger: false })
+if (contract) addContractHooks(app)
 
 const Task = {
   type: 'object',
@@ -44,12 +24,7 @@ const NewTask = {
 const tasks = new Map([[1, { id: 1, title: 'Belajar REST', status: 'belum' }]])
 
 /** The task as its GET sends it: serialized by the route's schema, with its ETag in `contract`. */
-function answer(reply, task) {
-  if (!contract) return task
-  const text = reply.compileSerializationSchema(Task)(task)
-  const tag = `"${hash('sha256', text, 'base64url').slice(0, 22)}"`
-  return reply.header('etag', tag).type('application/json; charset=utf-8').send(text)
-}
+const answer = (reply, task) => (contract ? sendTagged(reply, Task, task) : task)
 
 app.get('/tugas/:id', { schema: { response: { 200: Task } } }, async (request, reply) => {
   const task = tasks.get(Number(request.params.id))

@@ -5,10 +5,13 @@
 // both are named prepared statements, as the service runs them; otherwise each is parsed and
 // planned anew per request. With REFERENCE_EVENTS=1 the INSERT also stores the task's event, in
 // the same statement the service's store sends (dist/store/postgres/outbox.js: `npm run build`
-// first), but nothing numbers it: the ceiling for a create that must store its event.
+// first), but nothing numbers it: the ceiling for a create that must store its event. With
+// REFERENCE_CONTRACT=1 each answer also carries what every answer of the contract needs
+// (contract-minimum.mjs), with its log line at LOG_LEVEL (info unless set).
 import Fastify from 'fastify'
 import pg from 'pg'
 import { publishing } from '../dist/store/postgres/outbox.js'
+import { addContractHooks, contractOptions, sendTagged } from './contract-minimum.mjs'
 
 const pool = new pg.Pool({
   connectionString: process.env.DATABASE_URL,
@@ -16,7 +19,16 @@ const pool = new pg.Pool({
 })
 pg.types.setTypeParser(20, Number)
 const prepared = process.env.REFERENCE_PREPARED === '1'
-const app = Fastify()
+const contract = process.env.REFERENCE_CONTRACT === '1'
+const app = Fastify(contract ? contractOptions(process.env.LOG_LEVEL ?? 'info') : {})
+if (contract) addContractHooks(app)
+
+const Task = {
+  type: 'object',
+  properties: { id: { type: 'integer' }, title: { type: 'string' }, status: { type: 'string' } },
+}
+/** A task's answer: as it is, or serialized with its ETag under the contract. */
+const answer = (reply, task) => (contract ? sendTagged(reply, Task, task) : reply.send(task))
 
 /** One statement, named when the reference runs prepared statements. */
 function statement(name, text, values) {
@@ -29,7 +41,7 @@ app.get('/tugas/:id', async (request, reply) => {
       Number(request.params.id),
     ]),
   )
-  return rows[0] ?? reply.code(404).send({})
+  return rows[0] === undefined ? reply.code(404).send({}) : answer(reply, rows[0])
 })
 
 const INSERT = 'INSERT INTO tugas (title, title_key, status) VALUES ($1, $2, $3)'
@@ -43,7 +55,9 @@ app.post('/tugas', async (request, reply) => {
   const { rows } = await pool.query(
     statement('create', CREATE, [title, Buffer.from(title, 'utf16le').swap16(), 'belum']),
   )
-  return reply.code(201).send(rows[0])
+  const [task] = rows
+  if (contract) reply.header('location', `/tugas/${task.id}`)
+  return answer(reply.code(201), task)
 })
 
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) })

@@ -50,6 +50,7 @@ type Server =
   | 'pg reference'
   | 'pg reference, prepared'
   | 'pg reference, events'
+  | 'pg reference, contract'
 
 interface Target {
   name: string
@@ -179,6 +180,12 @@ const postgresTargets: Target[] = [
     path: '/tugas/1',
     expected: 200,
   },
+  {
+    name: 'pg reference, prepared, contract minimum, GET /tugas/1',
+    server: 'pg reference, contract',
+    path: '/tugas/1',
+    expected: 200,
+  },
   { name: 'pg GET /tugas/1', server: 'pg service', path: '/tugas/1', expected: 200 },
   { name: `pg ${PAGE} (10k)`, server: 'pg service', path: PAGE, expected: 200 },
   {
@@ -200,6 +207,14 @@ const postgresTargets: Target[] = [
   {
     name: 'pg reference, prepared, with its event, POST /tugas',
     server: 'pg reference, events',
+    path: '/tugas',
+    expected: 201,
+    method: 'POST',
+    body: POST_TASK,
+  },
+  {
+    name: 'pg reference, prepared, contract minimum, with its event, POST /tugas',
+    server: 'pg reference, contract',
     path: '/tugas',
     expected: 201,
     method: 'POST',
@@ -371,12 +386,14 @@ async function startPostgres10k(
   process.stdout.write('PostgreSQL: seeding 10,000 tasks...\n')
   const url = await freshDatabase('tugas_bench_10k')
   const service = await postgresService(children, url, seedFile)
-  const reference = (prepared: '0' | '1', events: '0' | '1' = '0') => {
+  const reference = (prepared: '0' | '1', events: '0' | '1' = '0', contract: '0' | '1' = '0') => {
     const started = startServer([join(ROOT, 'bench/pg-reference.mjs')], {
       DATABASE_URL: url,
       DATABASE_POOL_SIZE: POOL_SIZE,
       REFERENCE_PREPARED: prepared,
       REFERENCE_EVENTS: events,
+      REFERENCE_CONTRACT: contract,
+      LOG_LEVEL: 'info',
     })
     children.push(started.child)
     return started.url
@@ -386,6 +403,7 @@ async function startPostgres10k(
     'pg reference': await reference('0'),
     'pg reference, prepared': await reference('1'),
     'pg reference, events': await reference('1', '1'),
+    'pg reference, contract': await reference('1', '1', '1'),
   }
 }
 
@@ -420,6 +438,26 @@ function printPostgresRatios(rows: Row[]): void {
     'pg POST /tugas, service vs prepared reference that stores the event too (req/s)',
     rate('pg POST /tugas'),
     rate('pg reference, prepared, with its event, POST /tugas'),
+  )
+  show(
+    'pg GET /tugas/1, prepared reference with the contract minimum vs without (req/s)',
+    rate('pg reference, prepared, contract minimum, GET /tugas/1'),
+    rate('pg reference, prepared, GET /tugas/1'),
+  )
+  show(
+    'pg GET /tugas/1, service vs prepared reference with the contract minimum (req/s)',
+    rate('pg GET /tugas/1'),
+    rate('pg reference, prepared, contract minimum, GET /tugas/1'),
+  )
+  show(
+    'pg POST /tugas, reference with its event: with the contract minimum vs without (req/s)',
+    rate('pg reference, prepared, contract minimum, with its event, POST /tugas'),
+    rate('pg reference, prepared, with its event, POST /tugas'),
+  )
+  show(
+    'pg POST /tugas, service vs the reference with its event and the contract minimum (req/s)',
+    rate('pg POST /tugas'),
+    rate('pg reference, prepared, contract minimum, with its event, POST /tugas'),
   )
   show(
     'pg GET /tugas/1 in the seconds after a burst of creates vs steady (req/s)',
@@ -531,11 +569,22 @@ async function main(): Promise<void> {
       // The PostgreSQL column is not part of it.
     } else if (problem === undefined) {
       // The 10k targets first: the million-row fill leaves the server busy for a while after.
-      const [refGet, preparedGet, get, page, refPost, preparedPost, eventsPost, post, afterBurst] =
-        postgresTargets as [Target, Target, Target, Target, Target, Target, Target, Target, Target]
+      const [refGet, preparedGet, contractGet, get, page, refPost, preparedPost, eventsPost] =
+        postgresTargets as Target[] as [
+          Target,
+          Target,
+          Target,
+          Target,
+          Target,
+          Target,
+          Target,
+          Target,
+        ]
+      const [contractPost, post, afterBurst] = postgresTargets.slice(8) as [Target, Target, Target]
       const at10k = [
-        ...[refGet, preparedGet, get, get, preparedGet, refGet, page],
-        ...[refPost, preparedPost, eventsPost, post, post, eventsPost, preparedPost, refPost],
+        ...[refGet, preparedGet, contractGet, get, get, contractGet, preparedGet, refGet, page],
+        ...[refPost, preparedPost, eventsPost, contractPost, post],
+        ...[post, contractPost, eventsPost, preparedPost, refPost],
         ...[{ ...post, name: 'pg POST /tugas (a burst, then the next row)' }, afterBurst],
       ]
       Object.assign(urls, await startPostgres10k(seedFile, children))
