@@ -7,11 +7,11 @@ import { setMaxListeners } from 'node:events'
 import { Agent as HttpAgent } from 'node:http'
 import { Agent as HttpsAgent } from 'node:https'
 import { OnceAtATime } from '../../events/once-at-a-time.js'
+import { deliveryHeaders } from '../../events/standard-webhooks.js'
 import { resolveDestination } from './address.js'
 import { type AttemptOutcome, attempt, delivered } from './attempt.js'
 import { nextStep } from './backoff.js'
 import { NameResolver } from './resolver.js'
-import { signature } from './signature.js'
 import type { AttemptResult, DueDelivery, RecordedAttempt, WebhookStore } from './store.js'
 
 export interface DelivererOptions {
@@ -226,15 +226,7 @@ export class Deliverer {
     if ('refused' in destination) {
       return { statusCode: null, error: REFUSALS[destination.refused], durationMs: elapsed() }
     }
-    const timestamp = Math.floor(Date.now() / 1000)
-    const id = String(due.eventId)
-    const headers = {
-      'content-type': 'application/json',
-      'user-agent': 'tugas-webhooks',
-      'webhook-id': id,
-      'webhook-timestamp': String(timestamp),
-      'webhook-signature': signature(due.secret, id, timestamp, due.body),
-    }
+    const headers = deliveryHeaders(due.secret, String(due.eventId), due.body)
     const agent = url.protocol === 'https:' ? this.#agents.https : this.#agents.http
     const left = Math.max(1, timeoutMs - (performance.now() - started))
     const outcome = await attempt(url, destination, headers, due.body, left, signal, agent)

@@ -1,5 +1,6 @@
 import { credentialed } from '../../access/guard.js'
 import type { CredentialStore } from '../../access/store.js'
+import { newSecret } from '../../events/standard-webhooks.js'
 import { taggedItem } from '../../http/conditional.js'
 import { e2Errors, e2Failures, idParameter, notFound, pathId } from '../../http/e2/errors.js'
 import { readOne } from '../../http/e2/read-one.js'
@@ -17,7 +18,6 @@ import {
   WebhookEnvelope,
   WebhookList,
 } from './schemas.js'
-import { newSecret } from './signature.js'
 import type { Webhook, WebhookStore } from './store.js'
 
 export interface WebhookRouteOptions {

@@ -101,7 +101,7 @@ describe('deliveries (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback
     const [delivery] = await receiver.until('/signed', 1)
     assert.ok(delivery)
     const { headers, body } = delivery
-    assert.equal(headers['content-type'], 'application/json')
+    assert.equal(headers['content-type'], 'application/cloudevents+json')
     const event = JSON.parse(body)
     assert.equal(event.type, 'tugas.created')
     assert.equal(event.specversion, '1.0')

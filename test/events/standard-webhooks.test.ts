@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import { createHmac } from 'node:crypto'
 import { test } from 'node:test'
-import { newSecret, signature } from '../../../src/surfaces/webhooks/signature.js'
+import { newSecret, signature } from '../../src/events/standard-webhooks.js'
 
 test('the Standard Webhooks test vector is reproduced exactly', () => {
   assert.equal(

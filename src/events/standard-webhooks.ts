@@ -1,5 +1,6 @@
 // Standard Webhooks signing (https://www.standardwebhooks.com): the `webhook-signature` header
-// a receiver checks to trust a delivery, and the secret it is keyed with.
+// a receiver checks to trust a delivery, the secret it is keyed with, and the headers of a
+// delivery (docs/webhooks.md#delivery), which the deliverer and `tugas listen` both send.
 import { createHmac, randomBytes } from 'node:crypto'
 
 const PREFIX = 'whsec_'
@@ -20,4 +21,23 @@ export function signature(secret: string, id: string, timestamp: number, body: s
   )
   const mac = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')
   return `v1,${mac}`
+}
+
+/** The media type of a delivery: a CloudEvent in structured mode (docs/decisions.md). */
+export const DELIVERY_CONTENT_TYPE = 'application/cloudevents+json'
+
+/** The headers of one delivery of the event `id` whose body is `body`, signed with `secret`. */
+export function deliveryHeaders(
+  secret: string,
+  id: string,
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
+  return {
+    'content-type': DELIVERY_CONTENT_TYPE,
+    'user-agent': 'tugas-webhooks',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signature(secret, id, timestamp, body),
+  }
 }
