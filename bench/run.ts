@@ -151,7 +151,7 @@ const [bareBesideWarn, getWarn, postWarn] = [
 ] as const satisfies Target[]
 /**
  * The same two requests on the two Fastify references (fastify-reference.mjs): bare Fastify, and
- * Fastify with only what each answer of the contract needs (logger, request id, ETag). They
+ * Fastify with only what each answer of the contract needs (contract-minimum.mjs). They
  * show how much of the distance to the bare node:http server is Fastify's own.
  */
 const reference = (server: 'fastify' | 'fastify, contract', label: string): Target[] => [
@@ -161,7 +161,7 @@ const reference = (server: 'fastify' | 'fastify, contract', label: string): Targ
 const [fastifyGet, fastifyPost] = reference('fastify', 'bare Fastify') as [Target, Target]
 const [contractGet, contractPost] = reference(
   'fastify, contract',
-  'Fastify + logger, id, ETag',
+  'Fastify + logger, id, nosniff, ETag',
 ) as [Target, Target]
 const warnTargets: Target[] = [
   ...[bareBesideWarn, fastifyGet, contractGet, getWarn, postWarn, contractPost, fastifyPost],
