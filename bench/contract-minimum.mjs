@@ -12,7 +12,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 class OneLine extends LogController {
   incomingRequest() {}
 
-  requestCompleted(error, request, reply) {
+  requestCompleted(_error, request, reply) {
     const { method, url } = request
     const responseTimeMs = Math.round(reply.elapsedTime * 1000) / 1000
     reply.log.info(

@@ -12,14 +12,13 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
-import autocannon from 'autocannon'
+import type autocannon from 'autocannon'
 import { runEvents } from './events.js'
+import { measuredLoad } from './load.js'
 import { runPrice } from './price.js'
 import { runScale, type ScaleStore } from './scale.js'
 import {
   freshDatabase,
-  measure,
-  pidOf,
   postgresProblem,
   ROOT,
   SERVICE_ARGS,
@@ -30,7 +29,7 @@ import {
 } from './servers.js'
 import { runWebhooks } from './webhooks.js'
 import { runWorkers } from './workers.js'
-import { cpuTicksOf, wrk, wrkProblem } from './wrk.js'
+import { wrkProblem } from './wrk.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = 2
@@ -300,35 +299,18 @@ function printTable(rows: Row[]): void {
   console.table(table)
 }
 
-/** One measured load of `target` at `url`: with wrk where it is installed, else autocannon. */
-async function load(url: string, target: Target): Promise<Omit<Row, 'target'>> {
-  const pid = pidOf(url)
-  if (wrkProblem() === undefined) {
-    const request = {
-      url: url + target.path,
-      connections: CONNECTIONS,
-      headers: headersOf(target),
-      ...(target.method && { method: target.method }),
-      ...(target.body !== undefined && { body: target.body }),
-    }
-    if (!target.cold) await wrk({ ...request, seconds: WARMUP }, [pid])
-    const measured = await wrk({ ...request, seconds: DURATION }, [pid])
-    if (measured.errors > 0) {
-      console.error(`  ! ${target.name}: ${measured.errors} errors or answers of 400 and above`)
-      process.exitCode = 1
-    }
-    return { rate: measured.rate, p99: measured.p99, cpu: measured.cpuPerRequest }
+/** One measured load of `target` at `url` (a cold target without a warm-up). */
+function load(url: string, target: Target): Promise<Omit<Row, 'target'>> {
+  const request = {
+    url: url + target.path,
+    connections: CONNECTIONS,
+    headers: headersOf(target),
+    ...(target.method && { method: target.method }),
+    ...(target.body !== undefined && { body: target.body }),
   }
-  if (!target.cold) await autocannon(options(url, target, WARMUP))
-  const before = await cpuTicksOf([pid])
-  const { result, p99 } = await measure(options(url, target, DURATION))
-  const ticks = (await cpuTicksOf([pid])) - before
-  const { errors, timeouts, non2xx } = result
-  if (errors + timeouts + non2xx > 0) {
-    console.error(`  ! ${target.name}: ${non2xx} non-2xx, ${errors} errors, ${timeouts} timeouts`)
-    process.exitCode = 1
-  }
-  return { rate: result.requests.average, p99, cpu: ((ticks / 100) * 1e6) / result.requests.total }
+  const fallback = (seconds: number) => options(url, target, seconds)
+  const lengths = { warmup: target.cold ? 0 : WARMUP, duration: DURATION }
+  return measuredLoad(target.name, url, request, fallback, lengths)
 }
 
 /** Verifies every target, then warms up and measures each in turn. */

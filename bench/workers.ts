@@ -9,11 +9,11 @@ import type { ChildProcess } from 'node:child_process'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import { join } from 'node:path'
-import autocannon from 'autocannon'
+import type autocannon from 'autocannon'
 import { Redis } from 'ioredis'
+import { type LoadFigures, measuredLoad } from './load.js'
 import {
   freshDatabase,
-  measure,
   postgresProblem,
   ROOT,
   SERVICE_ARGS,
@@ -113,20 +113,28 @@ async function verify(url: string, target: Target): Promise<void> {
   }
 }
 
-interface Measured {
-  rate: number
-  p99: number
-}
+type Measured = LoadFigures
 
-async function load(url: string, target: Target, warmup: number, duration: number) {
-  await autocannon(options(url, target, warmup))
-  const { result, p99 } = await measure(options(url, target, duration))
-  const { errors, timeouts, non2xx } = result
-  if (errors + timeouts + non2xx > 0) {
-    console.error(`  ! ${target.name}: ${non2xx} non-2xx, ${errors} errors, ${timeouts} timeouts`)
-    process.exitCode = 1
+/** A different credential on each request, as `options` sets it for autocannon. */
+const MANY_KEYS_SCRIPT = `
+local n = 0
+request = function()
+  n = n + 1
+  wrk.headers["x-api-key"] = "bench-key-" .. (n % ${KEYS})
+  return wrk.format()
+end`
+
+/** One measured load of `target` on the service at `url`. */
+function load(url: string, target: Target, warmup: number, duration: number) {
+  const request = {
+    url: url + target.path,
+    connections: CONNECTIONS,
+    ...(target.method && { method: target.method }),
+    ...(target.body !== undefined && { body: target.body }),
+    ...(target.manyKeys && { script: MANY_KEYS_SCRIPT }),
   }
-  return { rate: result.requests.average, p99 }
+  const fallback = (seconds: number) => options(url, target, seconds)
+  return measuredLoad(target.name, url, request, fallback, { warmup, duration })
 }
 
 export async function runWorkers(settings: { duration: number; warmup: number }): Promise<void> {
@@ -190,14 +198,17 @@ export async function runWorkers(settings: { duration: number; warmup: number })
         'WORKERS=1 req/s': Math.round(one),
         'vs bare': (one / bareRun.rate).toFixed(2),
         'p99 ms': mean(runs[1], 'p99').toFixed(2),
+        'CPU/req µs': mean(runs[1], 'cpu').toFixed(1),
         'WORKERS=2 req/s': Math.round(two),
         'vs bare ': (two / bareRun.rate).toFixed(2),
         'p99 ms ': mean(runs[2], 'p99').toFixed(2),
+        'CPU/req µs ': mean(runs[2], 'cpu').toFixed(1),
         'scaling 1 to 2': (two / one).toFixed(2),
       })
     }
     console.log(
-      `bare node:http GET /: ${Math.round(bareRun.rate)} req/s, p99 ${bareRun.p99.toFixed(2)} ms`,
+      `bare node:http GET /: ${Math.round(bareRun.rate)} req/s, p99 ${bareRun.p99.toFixed(2)} ms, ` +
+        `${bareRun.cpu.toFixed(1)} µs of CPU per request`,
     )
     console.table(table)
   } finally {
