@@ -20,6 +20,7 @@ export const ROLE_POLICY: ReadonlyMap<string, readonly Peran[]> = new Map([
   ['GET /webhooks/{id}', ['admin']],
   ['DELETE /webhooks/{id}', ['admin']],
   ['GET /webhooks/{id}/deliveries', ['admin']],
+  ['POST /webhooks/{id}/replay', ['admin']],
 ])
 
 export function isAllowed(peran: Peran, endpoint: string): boolean {

@@ -112,7 +112,7 @@ describe('presentedCredential: what a request presents (rules 1 to 3)', () => {
 })
 
 describe('ROLE_POLICY and isAllowed: deny by default (rule 5)', () => {
-  test('the policy is exactly the table of Part 2, and decisions.md 9 and 10 (admin only)', () => {
+  test('the policy is exactly the table of Part 2, and decisions.md 9, 10 and 11 (admin only)', () => {
     assert.deepEqual(
       new Map([...ROLE_POLICY].map(([endpoint, roles]) => [endpoint, [...roles].sort()])),
       new Map([
@@ -131,6 +131,7 @@ describe('ROLE_POLICY and isAllowed: deny by default (rule 5)', () => {
         ['GET /webhooks/{id}', ['admin']],
         ['DELETE /webhooks/{id}', ['admin']],
         ['GET /webhooks/{id}/deliveries', ['admin']],
+        ['POST /webhooks/{id}/replay', ['admin']],
       ]),
     )
   })

@@ -90,8 +90,15 @@ const STORE_INDEPENDENT = new Set([
   'test/surfaces/events/stream.test.ts',
 ])
 
-/** Tests outside those folders that run every surface on the store under test. */
-const ALSO_ON_POSTGRES = ['test/surfaces/openapi/postman-collection.test.ts']
+/**
+ * Tests outside those folders that run every surface on the store under test, or a webhooks
+ * route whose answers come from the store (a replay reads the kept events).
+ */
+const ALSO_ON_POSTGRES = [
+  'test/surfaces/openapi/postman-collection.test.ts',
+  'test/surfaces/webhooks/interop.test.ts',
+  'test/surfaces/webhooks/replay.test.ts',
+]
 
 /**
  * The pooler pass: every store-contract suite (each runs PostgreSQL), the task list's pages under

@@ -6,6 +6,7 @@ import { accessFailures, unauthenticated } from '../../access/errors.js'
 import { identifyThrottled, presentedCredential } from '../../access/guard.js'
 import type { Identity } from '../../access/identity.js'
 import type { CredentialStore } from '../../access/store.js'
+import { EVENT_ID } from '../../events/event-id.js'
 import type { EventLog } from '../../events/store.js'
 import { e2Failures } from '../../http/e2/errors.js'
 import { E2Body } from '../../http/e2/shape.js'
@@ -25,7 +26,6 @@ export interface EventRouteOptions {
   streams: OpenStreams
 }
 
-const DIGITS = /^[0-9]+$/
 const DIGITS_RULE = 'must be an event id: decimal digits'
 
 /** The stream a request asks for: where it resumes and which types; 400 with every violation. */
@@ -37,10 +37,10 @@ function streamQuery(request: FastifyRequest): {
   const violations: Record<string, string> = {}
   const lastEventId = request.headers['last-event-id']
   const sentAfter = query.after
-  if (lastEventId !== undefined && !DIGITS.test(headerValue(lastEventId) ?? '')) {
+  if (lastEventId !== undefined && !EVENT_ID.test(headerValue(lastEventId) ?? '')) {
     violations['Last-Event-ID'] = DIGITS_RULE
   }
-  if (sentAfter !== undefined && (typeof sentAfter !== 'string' || !DIGITS.test(sentAfter))) {
+  if (sentAfter !== undefined && (typeof sentAfter !== 'string' || !EVENT_ID.test(sentAfter))) {
     violations.after = DIGITS_RULE
   }
   const sentTypes = query.types
@@ -112,7 +112,7 @@ const parameters: RouteSpec['parameters'] = [
     name: 'after',
     in: 'query',
     description: 'Resume after this event id: every kept event after it, then live.',
-    schema: Type.String({ pattern: DIGITS.source }),
+    schema: Type.String({ pattern: EVENT_ID.source }),
   },
   {
     name: 'types',
@@ -125,7 +125,7 @@ const parameters: RouteSpec['parameters'] = [
     name: 'Last-Event-ID',
     in: 'header',
     description: 'What `EventSource` sends on reconnecting; wins over `after`.',
-    schema: Type.String({ pattern: DIGITS.source }),
+    schema: Type.String({ pattern: EVENT_ID.source }),
   },
 ]
 

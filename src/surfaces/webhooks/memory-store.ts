@@ -1,5 +1,6 @@
 import { Signal } from '../../events/listeners.js'
 import type { EventLog, StoredEvent } from '../../events/store.js'
+import { MAX_ID } from '../../http/path-id.js'
 import { selectedTypes } from '../../store/events.js'
 import { MemoryCollection } from '../../store/memory-collection.js'
 import { DueQueue } from './due-queue.js'
@@ -10,6 +11,7 @@ import {
   type DueDelivery,
   type NewWebhook,
   type RecordedAttempt,
+  type ReplayRange,
   type Webhook,
   type WebhookStore,
 } from './store.js'
@@ -56,7 +58,8 @@ export class MemoryWebhookStore implements WebhookStore {
   readonly #queued = new Signal()
 
   constructor(
-    log: EventLog,
+    /** The events: each new one queued, and those a replay asks for read again. */
+    private readonly log: EventLog,
     private readonly maxPending: number,
     private readonly now: () => Date = () => new Date(),
     /** When deliveries are due, in milliseconds: a test moves it on rather than waiting. */
@@ -71,22 +74,32 @@ export class MemoryWebhookStore implements WebhookStore {
     let queued = 0
     for (const event of events) {
       for (const webhook of this.#selecting.get(event.type)?.values() ?? []) {
-        const key = this.#nextKey++
-        const pending = {
-          key,
-          webhookId: webhook.id,
-          eventId: event.id,
-          body: event.json,
-          attempts: 0,
-          dueAt: now,
-        }
-        this.#pending.set(key, pending)
-        const own = this.#pendingOf.get(webhook.id) ?? new DueQueue<Pending>()
-        own.add(pending)
-        this.#pendingOf.set(webhook.id, own)
+        this.#add(webhook, event, now)
         queued += 1
       }
     }
+    this.#added(queued)
+  }
+
+  /** A new delivery of `event` to `webhook`, due at `now`, its attempts from 1. */
+  #add(webhook: Subscription, event: StoredEvent, now: number): void {
+    const key = this.#nextKey++
+    const pending = {
+      key,
+      webhookId: webhook.id,
+      eventId: event.id,
+      body: event.json,
+      attempts: 0,
+      dueAt: now,
+    }
+    this.#pending.set(key, pending)
+    const own = this.#pendingOf.get(webhook.id) ?? new DueQueue<Pending>()
+    own.add(pending)
+    this.#pendingOf.set(webhook.id, own)
+  }
+
+  /** `queued` were added: the oldest beyond `maxPending` dropped, and the deliverer told. */
+  #added(queued: number): void {
     while (this.#pending.size > this.maxPending) this.#dropOldest()
     if (queued > 0) this.#queued.emit()
   }
@@ -138,6 +151,24 @@ export class MemoryWebhookStore implements WebhookStore {
     for (const { key } of this.#pendingOf.get(id)?.items() ?? []) this.#pending.delete(key)
     this.#pendingOf.delete(id)
     return true
+  }
+
+  async replay(id: number, { after, until = MAX_ID }: ReplayRange): Promise<number | undefined> {
+    if (this.#webhooks.get(id) === undefined) return undefined
+    const events = until > after ? await this.log.after(after, until - after) : []
+    // One step from here on, with nothing else running in between: the subscription as it is
+    // now (deleted meanwhile: none), and each kept event of the range it selects, in id order.
+    const webhook = this.#webhooks.get(id)
+    if (webhook === undefined) return undefined
+    const now = this.clock()
+    let queued = 0
+    for (const event of events) {
+      if (event.id > until || !webhook.selects.has(event.type)) continue
+      this.#add(webhook, event, now)
+      queued += 1
+    }
+    this.#added(queued)
+    return queued
   }
 
   #forget(pending: Pending): void {

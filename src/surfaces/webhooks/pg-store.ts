@@ -1,6 +1,8 @@
+import { Signal } from '../../events/listeners.js'
 import type { EventRenderers, NumberedEvent } from '../../events/pg-render.js'
 import { renderEvent } from '../../events/pg-render.js'
 import type { EventLog } from '../../events/store.js'
+import { MAX_ID } from '../../http/path-id.js'
 import type { Queryable } from '../../store/postgres/database.js'
 import {
   ATTEMPTS_KEPT,
@@ -9,6 +11,7 @@ import {
   type DueDelivery,
   type NewWebhook,
   type RecordedAttempt,
+  type ReplayRange,
   type Webhook,
   type WebhookStore,
 } from './store.js'
@@ -41,12 +44,24 @@ interface DueRow extends NumberedEvent {
 
 const COLUMNS = 'id, url, types, created_at'
 
+/** events_after's `size` (an integer) at most: more than EVENTS_RETAIN's largest. */
+const ALL_EVENTS = 2_147_483_647
+
+/**
+ * Whether event `e`'s type is one subscription `w` selects (a type, or `<resource>.*`): as
+ * events_number (migrations/008.do.numbering-holes.sql) queues deliveries.
+ */
+const SELECTS = "(e.type = ANY (w.types) OR split_part(e.type, '.', 1) || '.*' = ANY (w.types))"
+
 /**
  * Subscriptions and deliveries in PostgreSQL (migrations/005.do.webhooks.sql): the sequencer of
  * `events` queues the deliveries in the transaction that numbers their events; any process
  * claims and attempts them.
  */
 export class PgWebhookStore implements WebhookStore {
+  /** Replays made by this process: its deliverer wakes (the others look within a second). */
+  readonly #replayed = new Signal()
+
   constructor(
     private readonly db: Queryable,
     /** The log whose numbering queues the deliveries, and says when. */
@@ -88,6 +103,30 @@ export class PgWebhookStore implements WebhookStore {
       [id, ATTEMPTS_KEPT],
     )
     return rows.map(({ time, ...attempt }) => ({ ...attempt, time: time.toISOString() }))
+  }
+
+  async replay(id: number, { after, until }: ReplayRange): Promise<number | undefined> {
+    // One statement: the subscription locked against its deletion (FOR KEY SHARE; one deleted
+    // meanwhile is not found), then a delivery of each kept event of the range that it selects,
+    // in id order, read by events_after (migrations/007) as a stream resuming after `after`
+    // reads them. Each is due now with no attempt made: the deliverer's next claim takes them.
+    const size = until === undefined ? ALL_EVENTS : Math.min(until - after, ALL_EVENTS)
+    const { rows } = await this.db.query<{ found: boolean; queued: number }>(
+      `WITH w AS (SELECT id, types FROM webhooks WHERE id = $1 FOR KEY SHARE),
+       queued AS (
+         INSERT INTO webhook_deliveries (webhook_id, event_id, type, subject, time, data)
+         SELECT w.id, e.id, e.type, e.subject, e.time, e.data
+         FROM w, events_after($2::bigint, $3::integer) e
+         WHERE e.id <= $4::bigint AND ${SELECTS}
+         ORDER BY e.id
+         RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM w) AS found, (SELECT count(*) FROM queued)::integer AS queued`,
+      [id, after, Math.max(0, size), until ?? MAX_ID],
+    )
+    const { found, queued } = rows[0] as { found: boolean; queued: number }
+    if (!found) return undefined
+    if (queued > 0) this.#replayed.emit()
+    return queued
   }
 
   async claim({ leaseMs, perSubscription, held, shared }: ClaimLimits): Promise<DueDelivery[]> {
@@ -185,6 +224,9 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   onQueued(listener: () => void): () => void {
-    return this.events.onQueued(listener)
+    const stops = [this.events.onQueued(listener), this.#replayed.subscribe(listener)]
+    return () => {
+      for (const stop of stops) stop()
+    }
   }
 }

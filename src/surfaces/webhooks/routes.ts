@@ -2,19 +2,30 @@ import { credentialed } from '../../access/guard.js'
 import type { CredentialStore } from '../../access/store.js'
 import { newSecret } from '../../events/standard-webhooks.js'
 import { taggedItem } from '../../http/conditional.js'
-import { e2Errors, e2Failures, idParameter, notFound, pathId } from '../../http/e2/errors.js'
+import {
+  e2Errors,
+  e2Failures,
+  e2Response,
+  idParameter,
+  integerId,
+  notFound,
+  pathId,
+} from '../../http/e2/errors.js'
 import { readOne } from '../../http/e2/read-one.js'
 import { sentBody } from '../../http/e2/shape.js'
 import { requireJsonContentType } from '../../http/json-content-type.js'
-import { atId } from '../../http/path-id.js'
+import { atId, checkIdFirst } from '../../http/path-id.js'
 import { created, locationHeader, type RouteSpec } from '../../http/route-spec.js'
 import type { Lookup } from './address.js'
-import { checkNewWebhook } from './rules.js'
+import { checkNewWebhook, checkReplay } from './rules.js'
 import {
   CreatedWebhook,
   DeliveryList,
   NewWebhookBody,
   newWebhookExample,
+  ReplayBody,
+  ReplayQueued,
+  replayExample,
   WebhookEnvelope,
   WebhookList,
 } from './schemas.js'
@@ -36,7 +47,8 @@ const taggedWebhook = taggedItem<Webhook>({
 
 /**
  * `/webhooks`, admin only. Checks run in the order of docs/supporting.md#credentials-and-roles:
- * the credential (401), the role (403), then the request itself (415, 400, 404).
+ * the credential (401), the role (403), then the request itself: the id (400), the body (415,
+ * 413, 400), existence (404) (docs/webhooks.md#subscriptions).
  */
 export function webhookRoutes({
   store,
@@ -138,6 +150,48 @@ export function webhookRoutes({
         const webhook = await atId(id, (known) => store.get(known))
         if (webhook === undefined) throw notFound('webhook', raw)
         return { data: await store.attempts(webhook.id) }
+      },
+    },
+    {
+      method: 'POST',
+      path: '/webhooks/{id}/replay',
+      operationId: 'replayWebhook',
+      summary: 'Deliver kept events again to a subscription: a new delivery of each (admin only).',
+      description:
+        'Queues a new delivery, with attempts and retries of its own, of every event still kept ' +
+        '(`EVENTS_RETAIN`) with an id above `after` and up to `until` (included; left out: up ' +
+        "to the newest) whose type the subscription's `types` select, in id order; events no " +
+        'longer kept are skipped. One event alone: `after` its id - 1, `until` its id. Checks in ' +
+        'order: the credential (401), the role, admins only (403), the id (400 `INVALID_ID`), ' +
+        'the Content-Type (415), the body reader (413, 400), the fields (400 ' +
+        '`VALIDATION_ERROR`, every broken rule in `details`: ids not strings of decimal digits, ' +
+        '`until` below `after`), existence (404).',
+      parameters: [idParameter('Webhook')],
+      body: {
+        schema: ReplayBody,
+        description: 'The range of event ids to deliver again.',
+        example: replayExample,
+      },
+      onRequest: [checkIdFirst(integerId), requireJsonContentType(e2Errors)],
+      responses: {
+        202: {
+          description: 'Queued: how many deliveries; the deliverer sends them from now on.',
+          schema: ReplayQueued,
+        },
+        ...e2Failures.body,
+        400: e2Response(
+          'The id is not an integer (`INVALID_ID`), the body not valid JSON (`INVALID_JSON`), ' +
+            'or its fields break the rules (`VALIDATION_ERROR`).',
+        ),
+        404: e2Failures.notFound,
+      },
+      async handler(request, reply) {
+        const { id, raw } = pathId(request)
+        const range = checkReplay(sentBody(request))
+        const queued = await atId(id, (known) => store.replay(known, range))
+        if (queued === undefined) throw notFound('webhook', raw)
+        reply.code(202)
+        return { data: { queued } }
       },
     },
   ]

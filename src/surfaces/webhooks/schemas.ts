@@ -1,4 +1,5 @@
 import { Type } from 'typebox'
+import { EVENT_ID } from '../../events/event-id.js'
 import type { OperationSpec } from '../../http/route-spec.js'
 import { ALL_EVENT_TYPES, EVENT_TYPES } from '../../store/events.js'
 import { Event } from '../events/schemas.js'
@@ -52,6 +53,36 @@ export const NewWebhookBody = Type.Object({ url, types })
 
 /** A documentation address (TEST-NET-3): public, so taken, and nothing is ever delivered there. */
 export const newWebhookExample = { url: 'https://203.0.113.10/hooks/pesanan', types: ['pesanan.*'] }
+
+const eventId = (description: string) =>
+  Type.String({ pattern: EVENT_ID.source, description: `An event id: ${description}` })
+
+export const ReplayBody = Type.Object({
+  after: eventId(
+    'the events after this one are replayed; `"0"` for every event kept. Decimal digits, as ' +
+      "`GET /events` and the event's `id` write ids.",
+  ),
+  until: Type.Optional(
+    eventId(
+      'the last event replayed, this one included; not below `after` (400 otherwise). Left ' +
+        'out: up to the newest.',
+    ),
+  ),
+})
+
+/** Every event kept, for any subscription: the first replay a client tries. */
+export const replayExample = { after: '0' }
+
+export const ReplayQueued = Type.Object({
+  data: Type.Object({
+    queued: Type.Integer({
+      minimum: 0,
+      description:
+        'How many deliveries were queued: the kept events of the range of types the ' +
+        'subscription selects.',
+    }),
+  }),
+})
 
 export const DeliveryAttempt = Type.Object({
   event_id: id,

@@ -71,6 +71,15 @@ export interface RecordedAttempt {
   retryInMs?: number
 }
 
+/**
+ * The events a replay queues again (docs/webhooks.md#replay): ids above `after`, up to `until`
+ * included (undefined: up to the newest). Both within MAX_ID.
+ */
+export interface ReplayRange {
+  after: number
+  until: number | undefined
+}
+
 /** How many attempts `GET /webhooks/<id>/deliveries` keeps per subscription, newest first. */
 export const ATTEMPTS_KEPT = 100
 
@@ -101,9 +110,18 @@ export interface WebhookStore {
    */
   record(attempts: readonly RecordedAttempt[]): Promise<void>
   /**
-   * Calls `listener` when deliveries may have become due (new events): the deliverer wakes.
-   * Where the store queues them itself (memory), it tells; where the event log's numbering
-   * does (PostgreSQL), the log tells (EventLog.onQueued).
+   * Queues a new delivery to subscription `id` (attempts from 1, due now) of every event the log
+   * still keeps in `range` whose type it selects, in id order: one atomic step, so a delivery
+   * is queued for each or for none, and never for a subscription deleted meanwhile. Events no
+   * longer kept are skipped. Undefined when there is no such subscription, else how many were
+   * queued; the deliverer is told (onQueued).
+   */
+  replay(id: number, range: ReplayRange): Promise<number | undefined>
+  /**
+   * Calls `listener` when deliveries may have become due (new events, a replay): the deliverer
+   * wakes.
+   * Where the store queues them itself (memory; a replay on any store), it tells; where the
+   * event log's numbering does (PostgreSQL), the log tells (EventLog.onQueued).
    */
   onQueued(listener: () => void): () => void
 }

@@ -183,8 +183,8 @@ describe('GET /openapi.json', () => {
     }
     // A: 7 operations, one with {kid}; B: 3; C: 3; D: a user, an order and its payment, a
     // product, a document's GET and DELETE, a credential's GET and DELETE; a webhook's GET,
-    // DELETE and deliveries.
-    assert.equal(checked, 8 + 3 + 3 + 6 + 2 + 3)
+    // DELETE, deliveries and replay.
+    assert.equal(checked, 8 + 3 + 3 + 6 + 2 + 4)
   })
 })
 

@@ -1,11 +1,13 @@
 // The webhook store's contract, on every store: subscriptions kept and removed; a delivery for
 // each event of a subscribed type from the subscription's creation on, its body the event as
 // the change feed has it; a claim holds a delivery for its lease; recording puts it off or ends
-// it; the soonest due claimed first; the most recent attempts kept, newest first. On
+// it; the soonest due claimed first; the most recent attempts kept, newest first; a replay queues
+// a new delivery of each kept event of its range the subscription selects, in id order. On
 // PostgreSQL, claims made at once from two pools never share a delivery.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { MemoryEventLog } from '../../../src/events/memory-store.js'
+import { MAX_ID } from '../../../src/http/path-id.js'
 import type { Database } from '../../../src/store/postgres/database.js'
 import { EVENT_RENDERERS, type Stores } from '../../../src/stores.js'
 import { MemoryWebhookStore } from '../../../src/surfaces/webhooks/memory-store.js'
@@ -53,6 +55,28 @@ const attempt = (due: DueDelivery, result: 'delivered' | 'retrying' | 'failed', 
 })
 
 const newTask = (stores: Stores, title: string) => stores.tugas.create({ title, status: 'belum' })
+
+/**
+ * Waits until the log has given ids up to `newest` (the PostgreSQL sequencer numbers after
+ * commit) and passed them to its listeners (the memory log, at the next turn of the event loop):
+ * a subscription created then gets none of them but by a replay.
+ */
+async function numbered(stores: Stores, newest: number): Promise<void> {
+  for (let waited = 0; (await stores.events.bounds()).newest < newest; waited += 10) {
+    assert.ok(waited < 10_000, `events numbered up to ${newest}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50))
+}
+
+/** Claims one at a time, as the oldest due comes, until none is: the order they were queued in. */
+async function oneByOne(store: WebhookStore): Promise<DueDelivery[]> {
+  const claimed: DueDelivery[] = []
+  for (let next = await claim(store, 1); next.length > 0; next = await claim(store, 1)) {
+    claimed.push(...next)
+  }
+  return claimed
+}
 
 await forEachStore('the webhook store', (kind) => {
   test('subscriptions: created with ids from 1, listed, read, deleted', async () => {
@@ -326,6 +350,147 @@ await forEachStore('the webhook store', (kind) => {
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
     assert.ok(told > 0)
+    stop()
+  })
+
+  test('a replay queues a new delivery of each kept event of its range that the subscription selects, in id order', async () => {
+    const stores = await kind.fresh()
+    // 1 tugas.created, 2 todos.created, 3 tugas.created, 4 tugas.deleted: before the subscription.
+    await newTask(stores, 'Satu')
+    await stores.todos.create({ title: 'Bukan tugas', done: false })
+    const task = await newTask(stores, 'Tiga')
+    await stores.tugas.delete(task.id)
+    await numbered(stores, 4)
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    assert.deepEqual(await claim(stores.webhooks, 10), [], 'nothing queued before the replay')
+
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 0, until: undefined }), 3)
+    const replayed = await oneByOne(stores.webhooks)
+    const kept = (await stores.events.after(0, 10)).filter(({ type }) => type !== 'todos.created')
+    assert.deepEqual(
+      replayed.map(({ webhookId, eventId, attempt, body, url, secret }) => ({
+        webhookId,
+        eventId,
+        attempt,
+        body,
+        url,
+        secret,
+      })),
+      kept.map(({ id, json }) => ({
+        webhookId: webhook.id,
+        eventId: id,
+        attempt: 1,
+        body: json,
+        url: 'http://a.example/',
+        secret: SECRET,
+      })),
+    )
+    assert.deepEqual(
+      replayed.map(({ eventId }) => eventId),
+      [1, 3, 4],
+    )
+
+    // `until` included; one event alone is (id - 1, id]; an empty range queues nothing.
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 1, until: 3 }), 1)
+    assert.deepEqual(
+      (await oneByOne(stores.webhooks)).map(({ eventId }) => eventId),
+      [3],
+    )
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 3, until: 3 }), 0)
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 4, until: undefined }), 0)
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: MAX_ID, until: MAX_ID }), 0)
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 0, until: MAX_ID }), 3)
+    assert.equal((await oneByOne(stores.webhooks)).length, 3)
+    assert.deepEqual(await claim(stores.webhooks, 10), [])
+
+    // Unknown, or deleted: undefined, and nothing queued.
+    assert.equal(
+      await stores.webhooks.replay(webhook.id + 1, { after: 0, until: undefined }),
+      undefined,
+    )
+    assert.equal(await stores.webhooks.delete(webhook.id), true)
+    assert.equal(
+      await stores.webhooks.replay(webhook.id, { after: 0, until: undefined }),
+      undefined,
+    )
+    assert.deepEqual(await claim(stores.webhooks, 10), [])
+  })
+
+  test('a replayed delivery is new: its own attempts from 1, beside one of the same event still pending', async () => {
+    const stores = await kind.fresh()
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    await newTask(stores, 'Gagal dulu')
+    const [first] = await due(stores.webhooks, 1)
+    assert.ok(first)
+    await stores.webhooks.record([
+      { due: first, attempt: attempt(first, 'retrying'), retryInMs: 60_000 },
+    ])
+    assert.equal(
+      await stores.webhooks.replay(webhook.id, { after: first.eventId - 1, until: first.eventId }),
+      1,
+    )
+    const [again] = await claim(stores.webhooks, 10)
+    assert.ok(again)
+    assert.notEqual(again.key, first.key)
+    assert.deepEqual({ ...again, key: first.key }, first)
+    // Recorded on its own: the first delivery is still put off, at its second attempt.
+    await stores.webhooks.record([{ due: again, attempt: attempt(again, 'delivered', 204) }])
+    assert.deepEqual(await claim(stores.webhooks, 10, 0), [])
+    assert.deepEqual(
+      (await stores.webhooks.attempts(webhook.id)).map(({ attempt, result }) => [attempt, result]),
+      [
+        [1, 'delivered'],
+        [1, 'retrying'],
+      ],
+    )
+  })
+
+  test('a replay skips the events no longer kept (EVENTS_RETAIN)', async () => {
+    const stores = await kind.fresh(undefined, 2)
+    for (let i = 0; i < 5; i++) await stores.todos.create({ title: `Todo ${i}`, done: false })
+    await numbered(stores, 5)
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['todos.*'],
+      secret: SECRET,
+    })
+    const { oldest } = await stores.events.bounds()
+    assert.ok(oldest !== undefined && oldest > 1, `the oldest kept is ${oldest}`)
+    assert.equal(
+      await stores.webhooks.replay(webhook.id, { after: 0, until: undefined }),
+      5 - oldest + 1,
+    )
+    assert.deepEqual(
+      (await oneByOne(stores.webhooks)).map(({ eventId }) => eventId),
+      Array.from({ length: 5 - oldest + 1 }, (_, i) => oldest + i),
+    )
+  })
+
+  test('the deliverer is told of a replay', async () => {
+    const stores = await kind.fresh()
+    await newTask(stores, 'Sebelum langganan')
+    await numbered(stores, 1)
+    const webhook = await stores.webhooks.create({
+      url: 'http://a.example/',
+      types: ['tugas.*'],
+      secret: SECRET,
+    })
+    let told = 0
+    const stop = stores.webhooks.onQueued(() => {
+      told += 1
+    })
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 1, until: undefined }), 0)
+    assert.equal(told, 0, 'nothing queued, nothing told')
+    assert.equal(await stores.webhooks.replay(webhook.id, { after: 0, until: undefined }), 1)
+    assert.ok(told > 0, 'told by the time the replay is answered')
     stop()
   })
 
