@@ -1,9 +1,30 @@
 // The typed client of the service (`tugas/client`): openapi-fetch over the types that
-// openapi-typescript generates from /openapi.json (schema.ts, `npm run client:types`).
+// openapi-typescript generates from /openapi.json (schema.ts, `npm run client:types`), the
+// change feed as an async iterator (events.ts), and the check of a webhook delivery.
 
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch'
 import type { components, operations, paths } from './schema.js'
 
+export {
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+} from '../events/standard-webhooks.js'
+export type {
+  EventData,
+  EventType,
+  FeedReset,
+  TugasEvent,
+  TugasEventOf,
+} from '../events/typed-event.js'
+export {
+  type EventsOptions,
+  eventMessages,
+  events,
+  FeedError,
+  type FeedItem,
+  type FeedMessage,
+} from './events.js'
 export type { components, operations, paths }
 
 /** The schemas of the document by name: `Schemas['Tugas']`, `Schemas['ErrorE2']`... */

@@ -36,6 +36,8 @@ export const OWN_PROCESS = new Set([
   'test/release-memory.test.ts',
   'test/surfaces/webhooks/isolation.test.ts',
   'test/surfaces/webhooks/resolver.test.ts',
+  'test/surfaces/events/client-events.test.ts',
+  'test/surfaces/events/listen.test.ts',
   'test/surfaces/events/memory-bound.test.ts',
   'test/two-instances.test.ts',
   'test/workers.test.ts',
