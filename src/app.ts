@@ -22,6 +22,8 @@ import { literalUndecodableSegments } from './server/literal-segments.js'
 import { RequestLog } from './server/request-log.js'
 import { lazyRequestLogger } from './server/request-logger.js'
 import type { TlsFiles } from './server/tls.js'
+import { asyncApiDocument } from './surfaces/asyncapi/document.js'
+import { asyncApiOperation, asyncApiSurface } from './surfaces/asyncapi/index.js'
 import { compactErrors } from './surfaces/compact/errors.js'
 import { compactRoutes, compactSurface } from './surfaces/compact/index.js'
 import { docsOperation, docsSurface } from './surfaces/docs/index.js'
@@ -221,12 +223,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // (docs/openapi.md#surface-e-get-openapijson).
       openApiOperation,
       docsOperation,
+      asyncApiOperation,
       readiness,
       metricsOperation,
     ],
   })
   await app.register(encapsulated('openApiSurface', openApiSurface), { document })
   await app.register(encapsulated('docsSurface', docsSurface), { document })
+  await app.register(encapsulated('asyncApiSurface', asyncApiSurface), {
+    document: asyncApiDocument(config),
+  })
 
   return app
 }

@@ -732,6 +732,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/asyncapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The events as an AsyncAPI 3.0.0 document: the change feed and the webhook deliveries.
+         * @description The events of this deployment (`GET /events` and the webhook deliveries) for AsyncAPI tools, generated from the same schemas as this document: each message payload is the schema of the type's webhook body here. The server `service` is the scheme, host and port the request was sent to (`Host`).
+         */
+        get: operations["getAsyncApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -774,7 +794,7 @@ export interface paths {
     };
 }
 export interface webhooks {
-    event: {
+    "tugas.created": {
         parameters: {
             query?: never;
             header?: never;
@@ -784,10 +804,290 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * One event, delivered to a subscription's URL (Standard Webhooks).
+         * A `tugas.created` event, delivered to a subscription's URL (Standard Webhooks).
          * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
          */
-        post: operations["deliverEvent"];
+        post: operations["deliverTugasCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tugas.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `tugas.replaced` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverTugasReplaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tugas.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `tugas.updated` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverTugasUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tugas.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `tugas.deleted` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverTugasDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "komentar.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `komentar.created` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverKomentarCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api-tugas.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `api-tugas.created` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverApiTugasCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api-tugas.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `api-tugas.replaced` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverApiTugasReplaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "api-tugas.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `api-tugas.deleted` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverApiTugasDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "todos.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `todos.created` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverTodosCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "todos.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `todos.replaced` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverTodosReplaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "todos.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `todos.deleted` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverTodosDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "users.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `users.created` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverUsersCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pesanan.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `pesanan.created` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverPesananCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pesanan.paid": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `pesanan.paid` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverPesananPaid"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dokumen.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `dokumen.deleted` event, delivered to a subscription's URL (Standard Webhooks).
+         * @description Sent for each event of a subscribed type. Verify `webhook-signature` before trusting the body: `v1,` and the base64 HMAC-SHA256, keyed with the bytes of the secret (the base64 after `whsec_`), of `<webhook-id>.<webhook-timestamp>.<body>`; refuse a timestamp far from now. Any 2xx within WEBHOOK_TIMEOUT_MS is delivered; anything else (another status, no answer, a redirect) is retried with backoff. The same event may arrive more than once (at least once): `webhook-id` tells a repeat.
+         */
+        post: operations["deliverDokumenDeleted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -923,6 +1223,370 @@ export interface components {
             id: number;
             judul: string;
             pemilik: string;
+        };
+        /** @description A `tugas.created` event (CloudEvents 1.0, structured). */
+        TugasCreatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/tugas";
+            /** @constant */
+            type: "tugas.created";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Tugas"];
+        };
+        /** @description A `tugas.replaced` event (CloudEvents 1.0, structured). */
+        TugasReplacedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/tugas";
+            /** @constant */
+            type: "tugas.replaced";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Tugas"];
+        };
+        /** @description A `tugas.updated` event (CloudEvents 1.0, structured). */
+        TugasUpdatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/tugas";
+            /** @constant */
+            type: "tugas.updated";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Tugas"];
+        };
+        /** @description A `tugas.deleted` event (CloudEvents 1.0, structured). */
+        TugasDeletedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/tugas";
+            /** @constant */
+            type: "tugas.deleted";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["DeletedData"];
+        };
+        /** @description A `komentar.created` event (CloudEvents 1.0, structured). */
+        KomentarCreatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/tugas";
+            /** @constant */
+            type: "komentar.created";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Komentar"];
+        };
+        /** @description A `api-tugas.created` event (CloudEvents 1.0, structured). */
+        ApiTugasCreatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/api/tugas";
+            /** @constant */
+            type: "api-tugas.created";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["CompactTugas"];
+        };
+        /** @description A `api-tugas.replaced` event (CloudEvents 1.0, structured). */
+        ApiTugasReplacedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/api/tugas";
+            /** @constant */
+            type: "api-tugas.replaced";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["CompactTugas"];
+        };
+        /** @description A `api-tugas.deleted` event (CloudEvents 1.0, structured). */
+        ApiTugasDeletedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/api/tugas";
+            /** @constant */
+            type: "api-tugas.deleted";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["DeletedData"];
+        };
+        /** @description A `todos.created` event (CloudEvents 1.0, structured). */
+        TodosCreatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/todos";
+            /** @constant */
+            type: "todos.created";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Todo"];
+        };
+        /** @description A `todos.replaced` event (CloudEvents 1.0, structured). */
+        TodosReplacedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/todos";
+            /** @constant */
+            type: "todos.replaced";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Todo"];
+        };
+        /** @description A `todos.deleted` event (CloudEvents 1.0, structured). */
+        TodosDeletedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/todos";
+            /** @constant */
+            type: "todos.deleted";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["DeletedData"];
+        };
+        /** @description A `users.created` event (CloudEvents 1.0, structured). */
+        UsersCreatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/users";
+            /** @constant */
+            type: "users.created";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["User"];
+        };
+        /** @description A `pesanan.created` event (CloudEvents 1.0, structured). */
+        PesananCreatedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/pesanan";
+            /** @constant */
+            type: "pesanan.created";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Pesanan"];
+        };
+        /** @description A `pesanan.paid` event (CloudEvents 1.0, structured). */
+        PesananPaidEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/pesanan";
+            /** @constant */
+            type: "pesanan.paid";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["Pesanan"];
+        };
+        /** @description A `dokumen.deleted` event (CloudEvents 1.0, structured). */
+        DokumenDeletedEvent: {
+            /** @constant */
+            specversion: "1.0";
+            /** @description The position in the one sequence. */
+            id: string;
+            /**
+             * @description The surface's root path.
+             * @constant
+             */
+            source: "/dokumen";
+            /** @constant */
+            type: "dokumen.deleted";
+            /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description When the change took effect (UTC).
+             */
+            time: string;
+            /** @constant */
+            datacontenttype: "application/json";
+            data: components["schemas"]["DeletedData"];
+        };
+        /** @description What a deletion carries: the id of what was deleted. */
+        DeletedData: {
+            id: number;
         };
     };
     responses: never;
@@ -5451,6 +6115,61 @@ export interface operations {
             };
         };
     };
+    getAsyncApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, as JSON. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        asyncapi: "3.0.0";
+                        info: {
+                            title: string;
+                            version: string;
+                        };
+                        servers: {
+                            [key: string]: Record<string, never>;
+                        };
+                        channels: {
+                            [key: string]: Record<string, never>;
+                        };
+                        operations: {
+                            [key: string]: Record<string, never>;
+                        };
+                        components: Record<string, never>;
+                    };
+                };
+            };
+            /** @description The request was not received within the time limits (headers, whole request); answered before any route, in the generic E1 shape, and the connection is closed. */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request headers are over the size limit; answered before any route, in the generic E1 shape, and the connection is closed. */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getReadiness: {
         parameters: {
             query?: never;
@@ -5561,7 +6280,7 @@ export interface operations {
             };
         };
     };
-    deliverEvent: {
+    deliverTugasCreated: {
         parameters: {
             query?: never;
             header: {
@@ -5575,33 +6294,528 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description The event, as `GET /events` sends it. */
+        /** @description The `tugas.created` event, as `GET /events` sends it. */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @constant */
-                    specversion: "1.0";
-                    /** @description The position in the one sequence. */
-                    id: string;
-                    /**
-                     * @description The surface's root path.
-                     * @enum {string}
-                     */
-                    source: "/tugas" | "/api/tugas" | "/todos" | "/users" | "/pesanan" | "/dokumen";
-                    /** @enum {string} */
-                    type: "tugas.created" | "tugas.replaced" | "tugas.updated" | "tugas.deleted" | "komentar.created" | "api-tugas.created" | "api-tugas.replaced" | "api-tugas.deleted" | "todos.created" | "todos.replaced" | "todos.deleted" | "users.created" | "pesanan.created" | "pesanan.paid" | "dokumen.deleted";
-                    /** @description The resource id; for a comment `<tugas id>/komentar/<id>`. */
-                    subject: string;
-                    /**
-                     * Format: date-time
-                     * @description When the change took effect (UTC).
-                     */
-                    time: string;
-                    /** @constant */
-                    datacontenttype: "application/json";
-                    /** @description The resource as its surface's item read returns it after the change (a user never with a password), or `{ "id": <id> }` for a deletion. */
-                    data: unknown;
+                "application/cloudevents+json": components["schemas"]["TugasCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverTugasReplaced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `tugas.replaced` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["TugasReplacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverTugasUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `tugas.updated` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["TugasUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverTugasDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `tugas.deleted` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["TugasDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverKomentarCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `komentar.created` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["KomentarCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverApiTugasCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `api-tugas.created` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["ApiTugasCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverApiTugasReplaced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `api-tugas.replaced` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["ApiTugasReplacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverApiTugasDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `api-tugas.deleted` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["ApiTugasDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverTodosCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `todos.created` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["TodosCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverTodosReplaced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `todos.replaced` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["TodosReplacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverTodosDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `todos.deleted` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["TodosDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverUsersCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `users.created` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["UsersCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverPesananCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `pesanan.created` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["PesananCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverPesananPaid: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `pesanan.paid` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["PesananPaidEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, or no answer in time: attempted again later. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliverDokumenDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt of the event. */
+                "webhook-id": string;
+                /** @description When this attempt was sent, in Unix seconds. */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `<id>.<timestamp>.<body>`. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The `dokumen.deleted` event, as `GET /events` sends it. */
+        requestBody: {
+            content: {
+                "application/cloudevents+json": components["schemas"]["DokumenDeletedEvent"];
             };
         };
         responses: {

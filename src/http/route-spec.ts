@@ -31,7 +31,7 @@ export interface ResponseSpec {
   html?: TSchema
   /**
    * A Server-Sent Events stream (`text/event-stream`): the schema of the data of each event,
-   * by event name (`event: reset`), `event` for every other; documented only.
+   * by event name (`event: tugas.created`, `event: reset`); documented only.
    */
   eventStream?: Record<string, TSchema>
   headers?: Record<string, HeaderSpec>
@@ -73,7 +73,16 @@ export interface OperationSpec {
   /** Longer prose for the published description, where the summary is not enough. */
   description?: string
   parameters?: ParameterSpec[]
-  body?: { schema: TSchema; description: string; example?: unknown }
+  body?: {
+    schema: TSchema
+    description: string
+    example?: unknown
+    /**
+     * The body's media type when it is not `application/json`; documented only (the body of a
+     * webhook delivery, `application/cloudevents+json`).
+     */
+    mediaType?: string
+  }
   responses: Record<number, ResponseSpec>
   /** The operation's group in the document (OpenAPI `tags`): one per surface. */
   tags?: string[]

@@ -37,7 +37,7 @@ type Json = Record<string, unknown>
 
 /**
  * `GET /tugas`, `POST /users`...: every operation of the document, sorted; with the requests
- * the service sends (`webhooks`), which Swagger UI shows by name (`POST event`).
+ * the service sends (`webhooks`), which Swagger UI shows by name (`POST tugas.created`).
  */
 function documentedOperations(document: Json): string[] {
   const paths = {
@@ -151,7 +151,10 @@ describe('GET /docs in Chromium', { skip: skipWithoutChromium(), timeout: 120_00
       'GET /laporan',
       'GET /health/ready',
       'POST /webhooks',
-      'POST event',
+      // The webhooks section: one delivery per event type.
+      'POST tugas.created',
+      'POST dokumen.deleted',
+      'GET /asyncapi.json',
     ]) {
       assert.ok(expected.includes(operation), `the document has no ${operation}`)
     }
@@ -173,6 +176,11 @@ describe('GET /docs in Chromium', { skip: skipWithoutChromium(), timeout: 120_00
       assert.deepEqual([...shown].sort(), expected, 'the page shows exactly the documented ones')
       const title = await page.locator('.info .title').textContent()
       assert.match(title ?? '', /tugas: Task Management Service/)
+      // The description links the AsyncAPI document of the same events, at the page's origin.
+      const link = page.locator('.info .description a[href="/asyncapi.json"]')
+      assert.equal(await link.count(), 1)
+      const target = new URL((await link.getAttribute('href')) ?? '', page.url())
+      assert.equal((await fetch(target)).status, 200)
       assert.deepEqual(problems, [])
     } finally {
       await context.close()

@@ -428,6 +428,15 @@ describe("the service's own endpoints", () => {
     assert.equal(JSON.stringify(described.data).includes(`"default":"${origin}"`), true)
   })
 
+  test('GET /asyncapi.json: the events as AsyncAPI 3.0.0, its server the address called', async () => {
+    const described = await client.GET('/asyncapi.json')
+    assert.equal(described.response.status, 200)
+    assert.equal(described.data?.asyncapi, '3.0.0')
+    assert.ok(described.data !== undefined && 'events' in described.data.channels)
+    const { host } = new URL(described.response.url)
+    assert.equal(JSON.stringify(described.data.servers.service).includes(`"host":"${host}"`), true)
+  })
+
   test('GET /docs: the HTML page, read as text', async () => {
     const page = await client.GET('/docs', { parseAs: 'text' })
     assert.equal(page.response.status, 200)

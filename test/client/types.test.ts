@@ -15,6 +15,8 @@ import {
   SCHEMA_PATH,
 } from '../../scripts/client-types.js'
 import { servedDocument } from '../../scripts/served-document.js'
+import type { webhooks } from '../../src/client/schema.js'
+import { ALL_EVENT_TYPES } from '../../src/store/events.js'
 import { SERVICES_REQUIRED } from '../support/services.js'
 
 /** The `skip` option: false when the generator can run, a loud reason otherwise. */
@@ -52,4 +54,29 @@ test(`${SCHEMA_PATH} is what openapi-typescript makes of the served /openapi.jso
         `\`npm run client:types\` and commit the result.\n${firstDifference(committed, generated)}`,
     )
   }
+})
+
+/** What a receiver of `type` is sent, by the committed types: the body of its webhook. */
+type Delivered<T extends keyof webhooks> = NonNullable<
+  webhooks[T]['post']
+>['requestBody']['content']['application/cloudevents+json']
+
+// Checked by tsc (`npm test`): each type's body is that type's event, its `data` that type's.
+const created: Delivered<'tugas.created'>['type'] = 'tugas.created'
+// @ts-expect-error a tugas.created delivery carries no other type
+const notCreated: Delivered<'tugas.created'>['type'] = 'tugas.deleted'
+const deleted: Delivered<'dokumen.deleted'>['data'] = { id: 1 }
+const paid: Delivered<'pesanan.paid'>['data']['status'] = 'LUNAS'
+
+test(`${SCHEMA_PATH} types a receiver of each event type (the document's webhooks)`, async () => {
+  const committed = await readFile(SCHEMA_FILE, 'utf8')
+  const start = committed.indexOf('export interface webhooks {')
+  assert.notEqual(start, -1, 'no webhooks interface')
+  const block = committed.slice(start, committed.indexOf('\n}\n', start))
+  const names = [...block.matchAll(/^ {4}"([^"]+)": \{$/gm)].map((match) => match[1])
+  assert.deepEqual(names, [...ALL_EVENT_TYPES])
+  assert.deepEqual(
+    [created, notCreated, deleted, paid],
+    ['tugas.created', 'tugas.deleted', { id: 1 }, 'LUNAS'],
+  )
 })

@@ -3,10 +3,13 @@
 // publish none; the most recent are kept; a reader resumes from any id.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import addFormats from 'ajv-formats'
 import type { StoredEvent } from '../../src/events/store.js'
 import { demoSeed } from '../../src/seed.js'
 import { PRECONDITION_FAILED } from '../../src/store/precondition.js'
 import { type Stores, seededMemoryStores } from '../../src/stores.js'
+import { EVENT_SCHEMAS } from '../../src/surfaces/events/event-types.js'
 import { eventsAfter } from '../support/sse.js'
 import { forEachStore, ODD_TEXTS } from '../support/stores.js'
 
@@ -22,6 +25,18 @@ interface Sent {
 }
 
 const sent = (event: StoredEvent) => JSON.parse(event.json) as Sent
+
+const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false })
+addFormats.default(ajv)
+
+/**
+ * The event is valid against its type's schema, the one /openapi.json (the type's webhook body,
+ * `GET /events`) and /asyncapi.json publish (docs/events.md#described-for-generators).
+ */
+function assertDescribed(event: StoredEvent) {
+  const validate = ajv.compile(EVENT_SCHEMAS[event.type])
+  assert.ok(validate(sent(event)), `${event.type}: ${JSON.stringify(validate.errors)}`)
+}
 
 /** The writes of every type, each with the event it must publish. */
 async function everyWrite(stores: Stores) {
@@ -134,6 +149,7 @@ await forEachStore('the event log', (kind) => {
         want.type,
       )
       assert.equal(event.type, want.type)
+      assertDescribed(event)
       assert.match(body.time, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
       assert.ok(Date.parse(body.time) >= before - 1000 && Date.parse(body.time) <= Date.now())
     }
@@ -151,6 +167,7 @@ await forEachStore('the event log', (kind) => {
     assert.equal(event?.type, 'dokumen.deleted')
     assert.equal(event?.owner, 'sari\u0000')
     assert.deepEqual(sent(event as StoredEvent).data, { id: document.id })
+    assertDescribed(event as StoredEvent)
   })
 
   test('refused writes publish nothing', async () => {

@@ -145,6 +145,7 @@ const ROUTES: { surface: string; url: string; get: number; options: Usual }[] = 
     options: { status: 405, body: E2_METHOD, allow: 'GET, HEAD, POST' },
   },
   { surface: 'E', url: '/openapi.json', get: 200, options: { status: 404, body: E1_NOT_FOUND } },
+  { surface: 'E', url: '/asyncapi.json', get: 200, options: { status: 404, body: E1_NOT_FOUND } },
   {
     surface: 'health',
     url: '/health/ready',

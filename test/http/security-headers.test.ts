@@ -27,6 +27,7 @@ const SAMPLE: { method: 'GET' | 'POST' | 'PUT' | 'HEAD'; url: string; body?: str
   { method: 'GET', url: '/webhooks' },
   { method: 'HEAD', url: '/events' },
   { method: 'GET', url: '/openapi.json' },
+  { method: 'GET', url: '/asyncapi.json' },
   { method: 'GET', url: '/docs' },
   { method: 'GET', url: '/health/ready' },
   { method: 'GET', url: '/metrics' },

@@ -14,7 +14,7 @@ import { ApiError } from '../../http/errors.js'
 import { headerValue } from '../../http/headers.js'
 import type { RouteSpec } from '../../http/route-spec.js'
 import { ALL_EVENT_TYPES, type EventType, selectedTypes } from '../../store/events.js'
-import { Event, ResetData } from './schemas.js'
+import { streamEvents } from './event-types.js'
 import { EventStream, type OpenStreams, type StreamOptions } from './stream.js'
 
 export interface EventRouteOptions {
@@ -152,7 +152,7 @@ export function eventRoutes(options: EventRouteOptions): RouteSpec[] {
           description:
             'The stream. A resumed stream whose next events are no longer kept starts with a ' +
             '`reset` event (`id` the oldest kept minus one, data `ResetData`).',
-          eventStream: { event: Event, reset: ResetData },
+          eventStream: streamEvents,
           headers: {
             'Cache-Control': { description: 'Always `no-store`.', schema: Type.String() },
           },

@@ -52,19 +52,7 @@ const EVENT_STREAM_MEDIA = 'text/event-stream'
  * and the document's `x-unknown-paths`.
  */
 export function openApiDocument(options: DocumentOptions): Record<string, Json> {
-  const names = new Map<unknown, string>(
-    Object.entries(options.components).map(([name, schema]) => [schema, name]),
-  )
-
-  const toJson = (schema: unknown, self?: unknown): Json => {
-    const name = names.get(schema)
-    if (name !== undefined && schema !== self) return { $ref: `#/components/schemas/${name}` }
-    if (Array.isArray(schema)) return schema.map((item) => toJson(item))
-    if (typeof schema === 'object' && schema !== null) {
-      return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, toJson(value)]))
-    }
-    return schema as Json
-  }
+  const { toJson, componentSchemas } = schemaWriter(options.components)
 
   const responseObject = (response: ResponseSpec): Json => {
     const content: Record<string, Json> = {
@@ -147,7 +135,7 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
           description: route.body.description,
           required: true,
           content: {
-            [JSON_MEDIA]: {
+            [route.body.mediaType ?? JSON_MEDIA]: {
               schema: toJson(route.body.schema),
               ...(route.body.example !== undefined && { example: route.body.example as Json }),
             },
@@ -199,18 +187,35 @@ export function openApiDocument(options: DocumentOptions): Record<string, Json> 
     ...(webhooks && { webhooks }),
     ...(unknownPaths && { 'x-unknown-paths': unknownPaths }),
     components: {
-      schemas: usedSchemas(
-        [paths, webhooks, unknownPaths],
-        Object.fromEntries(
-          Object.entries(options.components).map(([name, schema]) => [
-            name,
-            toJson(schema, schema),
-          ]),
-        ),
-      ),
+      schemas: usedSchemas([paths, webhooks, unknownPaths], componentSchemas()),
       ...(options.securitySchemes && { securitySchemes: options.securitySchemes }),
     },
   }
+}
+
+/**
+ * TypeBox schemas as JSON, wherever one of `components` appears a `$ref` to
+ * `#/components/schemas/<name>` (the same place in an OpenAPI and an AsyncAPI document), and
+ * every component as JSON (each referring to the others by name).
+ */
+export function schemaWriter(components: Record<string, TSchema>) {
+  const names = new Map<unknown, string>(
+    Object.entries(components).map(([name, schema]) => [schema, name]),
+  )
+  const toJson = (schema: unknown, self?: unknown): Json => {
+    const name = names.get(schema)
+    if (name !== undefined && schema !== self) return { $ref: `#/components/schemas/${name}` }
+    if (Array.isArray(schema)) return schema.map((item) => toJson(item))
+    if (typeof schema === 'object' && schema !== null) {
+      return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, toJson(value)]))
+    }
+    return schema as Json
+  }
+  const componentSchemas = (): Record<string, Json> =>
+    Object.fromEntries(
+      Object.entries(components).map(([name, schema]) => [name, toJson(schema, schema)]),
+    )
+  return { toJson, componentSchemas }
 }
 
 const SCHEMA_REF = /^#\/components\/schemas\/(.+)$/
@@ -234,7 +239,7 @@ function referencedSchemas(value: unknown, into: Set<string>): Set<string> {
  * configuration that serves no operation using a schema (the v1 list without versioning) does
  * not publish it.
  */
-function usedSchemas(roots: unknown, schemas: Record<string, Json>): Record<string, Json> {
+export function usedSchemas(roots: unknown, schemas: Record<string, Json>): Record<string, Json> {
   const used = referencedSchemas(roots, new Set())
   for (const name of used) referencedSchemas(schemas[name], used)
   return Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)))

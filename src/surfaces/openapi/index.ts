@@ -1,21 +1,19 @@
 import type { FastifyInstance } from 'fastify'
 import { Type } from 'typebox'
 import type { OperationSpec } from '../../http/route-spec.js'
-import { requestOrigin, withOrigin } from './origin.js'
+import { bodiesByOrigin, withOrigin } from './origin.js'
 
 export interface OpenApiSurfaceOptions {
   document: Record<string, unknown>
 }
 
-/** How many serialised documents are kept, one per origin the service is reached at. */
-const KEPT_ORIGINS = 16
-
 /** The group of the service's self-description in the document: this document and `/docs`. */
 export const DESCRIPTION_TAG = {
   name: 'E: description',
   description:
-    'Surface E: this document, `GET /openapi.json`, and `GET /docs`, the interactive reference ' +
-    'on it. Open, and the same for every client.',
+    'Surface E: this document, `GET /openapi.json`; `GET /docs`, the interactive reference ' +
+    'on it; and `GET /asyncapi.json`, the events as AsyncAPI 3.0.0. Open, and the same for ' +
+    'every client.',
 }
 
 /** An OpenAPI document, as much of it as a client needs to recognise one. */
@@ -58,16 +56,8 @@ export const openApiOperation: OperationSpec = {
  * from link", Swagger UI) reaches that deployment. Serialised once per origin.
  */
 export async function openApiSurface(instance: FastifyInstance, options: OpenApiSurfaceOptions) {
-  const bodies = new Map<string, string>()
-  instance.get(openApiOperation.path, async (request, reply) => {
-    const origin = requestOrigin(request)
-    let body = bodies.get(origin)
-    if (body === undefined) {
-      body = JSON.stringify(withOrigin(options.document, origin))
-      // Any client may send any Host: the cache stays small whatever they send.
-      if (bodies.size >= KEPT_ORIGINS) bodies.clear()
-      bodies.set(origin, body)
-    }
-    return reply.type('application/json; charset=utf-8').send(body)
-  })
+  const body = bodiesByOrigin((origin) => withOrigin(options.document, origin))
+  instance.get(openApiOperation.path, async (request, reply) =>
+    reply.type('application/json; charset=utf-8').send(body(request)),
+  )
 }

@@ -93,3 +93,27 @@ export function withOrigin(
     ),
   }
 }
+
+/** How many serialised documents are kept, one per origin the service is reached at. */
+const KEPT_ORIGINS = 16
+
+/**
+ * The body of a served document for each request: `render(origin)` with the origin the request
+ * was sent to (`requestOrigin`), serialised once per origin. Any client may send any Host: the
+ * cache stays small whatever they send.
+ */
+export function bodiesByOrigin(
+  render: (origin: string) => unknown,
+): (request: { protocol: string; host: string | undefined }) => string {
+  const bodies = new Map<string, string>()
+  return (request) => {
+    const origin = requestOrigin(request)
+    let body = bodies.get(origin)
+    if (body === undefined) {
+      body = JSON.stringify(render(origin))
+      if (bodies.size >= KEPT_ORIGINS) bodies.clear()
+      bodies.set(origin, body)
+    }
+    return body
+  }
+}

@@ -1,8 +1,10 @@
 import type { Config } from '../../config.js'
 import { E2Body, E2FieldsBody } from '../../http/e2/shape.js'
 import type { OperationSpec, ResponseSpec } from '../../http/route-spec.js'
+import { ASYNCAPI_PATH } from '../asyncapi/index.js'
 import { COMPACT_PREFIX, COMPACT_TAG, UNKNOWN_PATH } from '../compact/index.js'
 import { CompactTugas } from '../compact/schemas.js'
+import { deliveries, eventComponents } from '../events/event-types.js'
 import { EVENTS_TAG } from '../events/index.js'
 import { HEALTH_TAG } from '../health/index.js'
 import { METRICS_TAG } from '../metrics/index.js'
@@ -17,7 +19,6 @@ import { errorResponse } from '../tugas/errors.js'
 import { TUGAS_TAG } from '../tugas/index.js'
 import { components as tugasComponents } from '../tugas/schemas.js'
 import { WEBHOOKS_TAG } from '../webhooks/index.js'
-import { deliveryOperation } from '../webhooks/schemas.js'
 import { openApiDocument } from './document.js'
 import { DESCRIPTION_TAG } from './index.js'
 import { DEFAULT_ORIGIN, ORIGIN_VARIABLE } from './origin.js'
@@ -58,6 +59,26 @@ const withClientErrors = (route: OperationSpec): OperationSpec =>
     : { ...route, responses: { ...route.responses, ...PARSER_REFUSALS } }
 
 /**
+ * The schemas the documents name (`components.schemas`), wherever an operation, a webhook or an
+ * AsyncAPI message uses the very object; each document lists only those it uses.
+ */
+export const serviceComponents = {
+  ...tugasComponents,
+  ErrorE2: E2Body,
+  ErrorE2Fields: E2FieldsBody,
+  CompactTugas,
+  Todo,
+  PriorityTodoCreated,
+  User,
+  Pesanan,
+  Produk,
+  ProdukV1,
+  ProdukV2,
+  Dokumen,
+  ...eventComponents,
+}
+
+/**
  * The service's self-description for the running configuration: surface A under the server prefix
  * `/v1` (the server `{origin}/v1`, docs/openapi.md#surface-e-get-openapijson), and every operation
  * served outside it (the v2 task list, surfaces B and C, surface D with the product versions) with
@@ -86,6 +107,9 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
         'Every server URL starts with the variable `origin`, the scheme, host and port of ' +
         'the service (by default where this document was fetched from): setting it once ' +
         'points every operation at a deployment. ' +
+        'The events (`GET /events`, and the webhook deliveries under `webhooks`, one per event ' +
+        'type) are also described as an AsyncAPI 3.0.0 document, built from the same schemas: ' +
+        `[\`GET ${ASYNCAPI_PATH}\`](${ASYNCAPI_PATH}). ` +
         `This document describes this deployment: ${modes}.`,
       contact: { name: 'tugas maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
@@ -114,22 +138,9 @@ export function serviceDocument(config: Config, routes: DocumentedRoutes) {
       ...routes.atServer,
       ...routes.atRoot.map((route) => ({ ...route, servers: route.servers ?? ['/'] })),
     ].map(withClientErrors),
-    webhooks: { event: deliveryOperation },
+    webhooks: deliveries(),
     unknownPaths: { [COMPACT_PREFIX]: UNKNOWN_PATH },
-    components: {
-      ...tugasComponents,
-      ErrorE2: E2Body,
-      ErrorE2Fields: E2FieldsBody,
-      CompactTugas,
-      Todo,
-      PriorityTodoCreated,
-      User,
-      Pesanan,
-      Produk,
-      ProdukV1,
-      ProdukV2,
-      Dokumen,
-    },
+    components: serviceComponents,
     securitySchemes: {
       bearer: {
         type: 'http',

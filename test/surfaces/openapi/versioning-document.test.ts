@@ -92,9 +92,11 @@ const AT_ROOT = [
   'GET /webhooks/{id}',
   'DELETE /webhooks/{id}',
   'GET /webhooks/{id}/deliveries',
-  // The service's own: this document, the page on it, readiness (decisions.md 7), metrics.
+  // The service's own: this document, the page on it, the AsyncAPI document of the events
+  // (decisions.md 11), readiness (decisions.md 7), metrics.
   'GET /openapi.json',
   'GET /docs',
+  'GET /asyncapi.json',
   'GET /health/ready',
   'GET /metrics',
 ]

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { ALL_EVENT_TYPES, EVENT_SOURCES, resourceOf } from '../../../src/store/events.js'
 import { webhookViolations } from '../../../src/surfaces/webhooks/rules.js'
 import { call, testApp } from '../../support/helpers.js'
 import { ADMIN, assertE2, BUDI, bearer } from '../../support/supporting.js'
@@ -147,33 +148,66 @@ describe('the subscriptions API', async () => {
     assertE2(await get(app, `/webhooks/${id}/deliveries`), 404, 'NOT_FOUND')
   })
 
-  test('/openapi.json describes the delivery as its webhooks entry: the event, the three headers', async () => {
+  test('/openapi.json describes a delivery per event type: its event, the three headers', async () => {
     const document = (await call(app, { method: 'GET', url: '/openapi.json' })).json()
-    const delivery = document.webhooks?.event?.post
-    assert.ok(delivery, 'webhooks.event.post')
-    assert.deepEqual(
-      delivery.parameters.map(({ name, in: where, required }: Record<string, unknown>) => [
-        name,
-        where,
-        required,
-      ]),
-      [
-        ['webhook-id', 'header', true],
-        ['webhook-timestamp', 'header', true],
-        ['webhook-signature', 'header', true],
-      ],
-    )
-    const body = delivery.requestBody.content['application/json'].schema
-    assert.deepEqual(Object.keys(body.properties), [
-      'specversion',
-      'id',
-      'source',
-      'type',
-      'subject',
-      'time',
-      'datacontenttype',
-      'data',
-    ])
+    const schemas = document.components.schemas
+    // Every type of the feed (docs/events.md), in its order, and nothing else.
+    assert.deepEqual(Object.keys(document.webhooks), [...ALL_EVENT_TYPES])
+    const operationIds = new Set<string>()
+    for (const type of ALL_EVENT_TYPES) {
+      const delivery = document.webhooks[type].post
+      assert.ok(delivery, `webhooks.${type}.post`)
+      operationIds.add(delivery.operationId)
+      assert.deepEqual(delivery.tags, ['Webhooks'])
+      assert.deepEqual(
+        delivery.parameters.map(({ name, in: where, required }: Record<string, unknown>) => [
+          name,
+          where,
+          required,
+        ]),
+        [
+          ['webhook-id', 'header', true],
+          ['webhook-timestamp', 'header', true],
+          ['webhook-signature', 'header', true],
+        ],
+      )
+      // The body is sent as a CloudEvent in structured mode, and described only as that.
+      assert.equal(delivery.requestBody.required, true)
+      assert.deepEqual(Object.keys(delivery.requestBody.content), ['application/cloudevents+json'])
+      const { $ref } = delivery.requestBody.content['application/cloudevents+json'].schema
+      const body = schemas[$ref.replace('#/components/schemas/', '')]
+      assert.ok(body, `${type}: ${$ref}`)
+      assert.deepEqual(Object.keys(body.properties), [
+        'specversion',
+        'id',
+        'source',
+        'type',
+        'subject',
+        'time',
+        'datacontenttype',
+        'data',
+      ])
+      assert.deepEqual(body.required, Object.keys(body.properties))
+      assert.equal(body.properties.type.const, type)
+      assert.equal(body.properties.source.const, EVENT_SOURCES[resourceOf(type)])
+      // The receiver's answer: a 2xx is delivered, anything else is tried again.
+      assert.deepEqual(Object.keys(delivery.responses), ['200', '500'])
+    }
+    assert.equal(operationIds.size, ALL_EVENT_TYPES.length, 'one operationId per type')
+    // Each type's data: the resource as its item read returns it, or the deleted id.
+    const dataOf = (type: string) => {
+      const { $ref } =
+        document.webhooks[type].post.requestBody.content['application/cloudevents+json'].schema
+      return schemas[$ref.replace('#/components/schemas/', '')].properties.data
+    }
+    assert.deepEqual(dataOf('tugas.created'), { $ref: '#/components/schemas/Tugas' })
+    assert.deepEqual(dataOf('tugas.deleted'), { $ref: '#/components/schemas/DeletedData' })
+    assert.deepEqual(dataOf('komentar.created'), { $ref: '#/components/schemas/Komentar' })
+    assert.deepEqual(dataOf('api-tugas.replaced'), { $ref: '#/components/schemas/CompactTugas' })
+    assert.deepEqual(dataOf('todos.created'), { $ref: '#/components/schemas/Todo' })
+    assert.deepEqual(dataOf('users.created'), { $ref: '#/components/schemas/User' })
+    assert.deepEqual(dataOf('pesanan.paid'), { $ref: '#/components/schemas/Pesanan' })
+    assert.deepEqual(dataOf('dokumen.deleted'), { $ref: '#/components/schemas/DeletedData' })
     assert.deepEqual(document.paths['/webhooks'].post.tags, ['Webhooks'])
   })
 
