@@ -692,6 +692,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver kept events again to a subscription: a new delivery of each (admin only).
+         * @description Queues a new delivery, with attempts and retries of its own, of every event still kept (`EVENTS_RETAIN`) with an id above `after` and up to `until` (included; left out: up to the newest) whose type the subscription's `types` select, in id order; events no longer kept are skipped. One event alone: `after` its id - 1, `until` its id. Checks in order: the credential (401), the role, admins only (403), the id (400 `INVALID_ID`), the Content-Type (415), the body reader (413, 400), the fields (400 `VALIDATION_ERROR`, every broken rule in `details`: ids not strings of decimal digits, `until` below `after`), existence (404).
+         */
+        post: operations["replayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -5983,6 +6003,139 @@ export interface operations {
             };
             /** @description No such resource (`NOT_FOUND`). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Too many unknown, revoked or expired credentials from this client address within 60 seconds (`RATE_LIMIT_EXCEEDED`): every request with a credential is refused until the window has passed, a valid one included. */
+            429: {
+                headers: {
+                    /** @description Whole seconds until the window has passed. */
+                    "Retry-After"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Unexpected failure; the cause is in the log only (`INTERNAL_ERROR`). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description A backing service the operation uses (PostgreSQL with `DATABASE_URL`, Redis with `REDIS_URL`) cannot be reached; nothing was done, try again (`SERVICE_UNAVAILABLE`). */
+            503: {
+                headers: {
+                    /** @description Seconds: `1`. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+        };
+    };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Webhook id, an integer; an integer nothing has (`0`, negative, past 9007199254740991) is 404, any other segment 400 `INVALID_ID`.
+                 * @example 1
+                 */
+                id: number;
+            };
+            cookie?: never;
+        };
+        /** @description The range of event ids to deliver again. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "after": "0"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description An event id: the events after this one are replayed; `"0"` for every event kept. Decimal digits, as `GET /events` and the event's `id` write ids. */
+                    after: string;
+                    /** @description An event id: the last event replayed, this one included; not below `after` (400 otherwise). Left out: up to the newest. */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued: how many deliveries; the deliverer sends them from now on. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description How many deliveries were queued: the kept events of the range of types the subscription selects. */
+                            queued: number;
+                        };
+                    };
+                };
+            };
+            /** @description The id is not an integer (`INVALID_ID`), the body not valid JSON (`INVALID_JSON`), or its fields break the rules (`VALIDATION_ERROR`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No credential, an unknown one, or another scheme (`UNAUTHENTICATED`); `X-API-Key` missing on `/laporan` (`MISSING_API_KEY`). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer realm="api"`. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description The role may not call this endpoint, or the document is not yours (`FORBIDDEN`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description No such resource (`NOT_FOUND`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Body over 1 MiB (`BODY_TOO_LARGE`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorE2"];
+                };
+            };
+            /** @description Content-Type does not start with application/json (`UNSUPPORTED_MEDIA_TYPE`). */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
