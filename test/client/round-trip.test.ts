@@ -403,6 +403,19 @@ describe('the webhooks', () => {
     assert.ok(list.data?.data.some(({ id }) => id === subscription.id))
     const deliveries = await client.GET('/webhooks/{id}/deliveries', path)
     assert.deepEqual(deliveries.data, { data: [] })
+    // A range that holds no users.created event queues nothing; ids are strings, as the feed's.
+    const replayed = await client.POST('/webhooks/{id}/replay', {
+      ...path,
+      body: { after: '0', until: '0' },
+    })
+    assert.equal(replayed.response.status, 202)
+    assert.deepEqual(replayed.data, { data: { queued: 0 } })
+    const badRange = await client.POST('/webhooks/{id}/replay', {
+      ...path,
+      body: { after: '5', until: '4' },
+    })
+    assert.equal(badRange.response.status, 400)
+    assert.equal(badRange.error?.error.code, 'VALIDATION_ERROR')
     const refused = await client.GET('/webhooks', { headers: bearer(SITI) })
     assert.equal(refused.response.status, 403)
     const deleted = await client.DELETE('/webhooks/{id}', path)
