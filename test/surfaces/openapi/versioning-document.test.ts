@@ -92,6 +92,8 @@ const AT_ROOT = [
   'GET /webhooks/{id}',
   'DELETE /webhooks/{id}',
   'GET /webhooks/{id}/deliveries',
+  // Replaying a subscription's events (decisions.md 11).
+  'POST /webhooks/{id}/replay',
   // The service's own: this document, the page on it, the AsyncAPI document of the events
   // (decisions.md 11), readiness (decisions.md 7), metrics.
   'GET /openapi.json',
