@@ -3,7 +3,7 @@
 // stream's `retry`, as a browser's EventSource does, so that a consumer sees every kept event
 // once and in order. The Server-Sent Events are parsed by eventsource-parser.
 import { createParser } from 'eventsource-parser'
-import type { FeedReset, TugasEvent } from '../events/typed-event.js'
+import type { FeedReset, TugasEvent } from './typed-event.js'
 
 export interface EventsOptions {
   /** The service's root: `http://127.0.0.1:8080`. */

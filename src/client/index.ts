@@ -3,20 +3,14 @@
 // change feed as an async iterator (events.ts), and the check of a webhook delivery.
 
 import createClient, { type Client, type ClientOptions } from 'openapi-fetch'
-import type { components, operations, paths } from './schema.js'
-
-export {
-  verifyWebhook,
+import {
+  verifyWebhook as verifyDelivery,
   type WebhookHeaders,
-  WebhookVerificationError,
 } from '../events/standard-webhooks.js'
-export type {
-  EventData,
-  EventType,
-  FeedReset,
-  TugasEvent,
-  TugasEventOf,
-} from '../events/typed-event.js'
+import type { components, operations, paths } from './schema.js'
+import type { TugasEvent } from './typed-event.js'
+
+export { type WebhookHeaders, WebhookVerificationError } from '../events/standard-webhooks.js'
 export {
   type EventsOptions,
   eventMessages,
@@ -25,6 +19,13 @@ export {
   type FeedItem,
   type FeedMessage,
 } from './events.js'
+export type {
+  EventData,
+  EventType,
+  FeedReset,
+  TugasEvent,
+  TugasEventOf,
+} from './typed-event.js'
 export type { components, operations, paths }
 
 /** The schemas of the document by name: `Schemas['Tugas']`, `Schemas['ErrorE2']`... */
@@ -46,4 +47,18 @@ export function createTugasClient(
   options: TugasClientOptions = {},
 ): TugasClient {
   return createClient<paths>({ ...options, baseUrl: String(baseUrl) })
+}
+
+/**
+ * The typed event of a webhook delivery whose signature `secret` makes and whose timestamp is
+ * within five minutes of `now`; a WebhookVerificationError otherwise
+ * (docs/client.md#verifying-a-delivery-verifywebhook). `rawBody` is the body as received.
+ */
+export function verifyWebhook(
+  secret: string,
+  headers: WebhookHeaders,
+  rawBody: string | Uint8Array,
+  now?: Date,
+): TugasEvent {
+  return verifyDelivery<TugasEvent>(secret, headers, rawBody, now)
 }

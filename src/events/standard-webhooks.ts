@@ -3,7 +3,6 @@
 // delivery (docs/webhooks.md#delivery), which the deliverer and `tugas listen` both send, and
 // the receiver's check of them (`verifyWebhook`, exported by the typed client).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { TugasEvent } from './typed-event.js'
 
 const PREFIX = 'whsec_'
 
@@ -89,12 +88,12 @@ function headerOf(headers: WebhookHeaders, name: string): string | undefined {
  * rotated sends several), each compared in constant time. What the `standardwebhooks` package
  * accepts, this accepts.
  */
-export function verifyWebhook(
+export function verifyWebhook<Event = unknown>(
   secret: string,
   headers: WebhookHeaders,
   rawBody: string | Uint8Array,
   now: Date = new Date(),
-): TugasEvent {
+): Event {
   const id = headerOf(headers, 'webhook-id')
   const timestamp = headerOf(headers, 'webhook-timestamp')
   const signatures = headerOf(headers, 'webhook-signature')
@@ -125,7 +124,7 @@ export function verifyWebhook(
     throw new WebhookVerificationError('bad-signature', 'no webhook-signature matches the body')
   }
   try {
-    return JSON.parse(Buffer.from(rawBody).toString('utf8')) as TugasEvent
+    return JSON.parse(Buffer.from(rawBody).toString('utf8')) as Event
   } catch {
     throw new WebhookVerificationError('bad-body', 'the body is not JSON')
   }

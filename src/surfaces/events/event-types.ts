@@ -20,8 +20,11 @@ export const DeletedData = Type.Object(
   { description: 'What a deletion carries: the id of what was deleted.' },
 )
 
-/** Each type's `data`: the resource as its item read returns it, or `DeletedData`. */
-const DATA: Record<EventType, TSchema> = {
+/**
+ * Each type's `data`: the resource as its item read returns it, or `DeletedData`; the typed
+ * client's event types are derived from it (src/client/typed-event.ts).
+ */
+export const EVENT_DATA = {
   'tugas.created': Tugas,
   'tugas.replaced': Tugas,
   'tugas.updated': Tugas,
@@ -37,7 +40,7 @@ const DATA: Record<EventType, TSchema> = {
   'pesanan.created': Pesanan,
   'pesanan.paid': Pesanan,
   'dokumen.deleted': DeletedData,
-}
+} as const satisfies Record<EventType, TSchema>
 
 /** `tugas.created` as a name in code: `TugasCreated`; `api-tugas.deleted`: `ApiTugasDeleted`. */
 export const pascalName = (type: string) =>
@@ -54,7 +57,7 @@ export const PUBLISHED_TYPES: readonly EventType[] = ALL_EVENT_TYPES
 
 /** The event schema of each type. */
 export const EVENT_SCHEMAS = Object.fromEntries(
-  PUBLISHED_TYPES.map((type) => [type, eventSchema(type, DATA[type])]),
+  PUBLISHED_TYPES.map((type) => [type, eventSchema(type, EVENT_DATA[type])]),
 ) as Record<EventType, TSchema>
 
 /**

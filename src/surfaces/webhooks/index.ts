@@ -8,8 +8,8 @@ export const WEBHOOKS_TAG = {
   name: 'Webhooks',
   description:
     'Subscriptions (admin only) that deliver events to a URL by a signed `POST` (Standard ' +
-    'Webhooks), retried with backoff; what each receives is the `webhooks` entry of this ' +
-    'document. Errors are E2.',
+    'Webhooks), retried with backoff; what each receives is described by the `webhooks` entries ' +
+    'of this document, one per event type. Errors are E2.',
 }
 
 /** The routes of the webhooks as the document lists them. */

@@ -3,34 +3,12 @@
 // event type with its own `data`, derived from the schemas the service answers with, so they
 // cannot drift apart. Types only: nothing here runs.
 import type { Static } from 'typebox'
-import type { EventResource, EventType } from '../store/events.js'
-import type { CompactTugas } from '../surfaces/compact/schemas.js'
+import type { EventType } from '../store/events.js'
+import type { EVENT_DATA } from '../surfaces/events/event-types.js'
 import type { Event, ResetData } from '../surfaces/events/schemas.js'
-import type { Pesanan } from '../surfaces/supporting/orders/schemas.js'
-import type { User } from '../surfaces/supporting/users/schemas.js'
-import type { Todo } from '../surfaces/todos/schemas.js'
-import type { Komentar, Tugas } from '../surfaces/tugas/schemas.js'
-
-/** What each resource's events other than a deletion carry: the item as its read returns it. */
-interface Items {
-  tugas: Tugas
-  komentar: Komentar
-  'api-tugas': CompactTugas
-  todos: Todo
-  users: User
-  pesanan: Pesanan
-  /** Only deleted, which carries `{ id }`. */
-  dokumen: never
-}
-
-type ResourceOf<T extends EventType> = T extends `${infer R extends EventResource}.${string}`
-  ? R
-  : never
 
 /** The `data` of an event of type `T` (docs/events.md#the-events). */
-export type EventData<T extends EventType> = T extends `${string}.deleted`
-  ? { id: number }
-  : Items[ResourceOf<T>]
+export type EventData<T extends EventType> = Static<(typeof EVENT_DATA)[T]>
 
 /** One event of type `T`: the CloudEvents envelope, its `type` and its `data` typed. */
 export type TugasEventOf<T extends EventType> = Omit<Static<typeof Event>, 'type' | 'data'> & {
