@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { after } from 'node:test'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { buildApp } from '../../src/app.js'
@@ -187,4 +188,30 @@ export function callJson(
   payload: InjectOptions['payload'],
 ) {
   return call(app, { method, url, headers: json, payload })
+}
+
+/** Creates a surface A task through `app` (201 or the test fails): the task answered. */
+export async function createTask(
+  app: FastifyInstance,
+  title: string,
+): Promise<{ id: number; title: string; status: string }> {
+  const response = await call(app, {
+    method: 'POST',
+    url: '/tugas',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify({ title, status: 'belum' }),
+  })
+  assert.equal(response.statusCode, 201, response.body)
+  return response.json()
+}
+
+/** The same over HTTP, against the service at `base`: the new task's id. */
+export async function createTaskAt(base: string, title: string): Promise<number> {
+  const response = await fetch(`${base}/tugas`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ title }),
+  })
+  assert.equal(response.status, 201)
+  return ((await response.json()) as { id: number }).id
 }

@@ -129,3 +129,38 @@ export async function subscribe(
   assert.equal(response.statusCode, 201, response.body)
   return response.json().data as Subscription
 }
+
+/** One attempt as GET /webhooks/<id>/deliveries lists it. */
+export interface Attempt {
+  event_id: number
+  attempt: number
+  status_code: number | null
+  error: string | null
+  duration_ms: number
+  result: string
+}
+
+/** The subscription's attempts as the API lists them, newest first. */
+export async function attempts(app: FastifyInstance, { id }: { id: number }): Promise<Attempt[]> {
+  const response = await call(app, {
+    method: 'GET',
+    url: `/webhooks/${id}/deliveries`,
+    headers: bearer(ADMIN),
+  })
+  assert.equal(response.statusCode, 200)
+  return response.json().data
+}
+
+/** The attempts once `count` are recorded (a delivery's record follows its request). */
+export async function recorded(
+  app: FastifyInstance,
+  subscription: { id: number },
+  count: number,
+): Promise<Attempt[]> {
+  for (let waited = 0; waited < 10_000; waited += 25) {
+    const kept = await attempts(app, subscription)
+    if (kept.length >= count) return kept
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(`fewer than ${count} attempts recorded`)
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { connect, createServer, type Server, type Socket } from 'node:net'
 import { test } from 'node:test'
 import { events, FeedError, type FeedItem } from '../../../src/client/index.js'
-import { storesOf, testApp } from '../../support/helpers.js'
+import { createTaskAt, storesOf, testApp } from '../../support/helpers.js'
 import { listenOnLoopback } from '../../support/raw-http.js'
 import { eventsAfter } from '../../support/sse.js'
 
@@ -73,16 +73,6 @@ class DroppingProxy {
   }
 }
 
-async function createTask(url: string, title: string): Promise<number> {
-  const response = await fetch(`${url}/tugas`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ title }),
-  })
-  assert.equal(response.status, 201)
-  return ((await response.json()) as { id: number }).id
-}
-
 /** Reads `events(options)` until `count` items came, then aborts; resolves once it ended. */
 async function collect(
   options: Omit<Parameters<typeof events>[0], 'signal'>,
@@ -106,7 +96,7 @@ test('through a link dropped every three events, every event comes once, in orde
   const proxy = new DroppingProxy(port, 3, '200')
   await proxy.listen()
   const subjects: number[] = []
-  for (let n = 0; n < 10; n += 1) subjects.push(await createTask(url, `Sebelum ${n}`))
+  for (let n = 0; n < 10; n += 1) subjects.push(await createTaskAt(url, `Sebelum ${n}`))
   let opened = 0
   const reading = collect(
     {
@@ -120,7 +110,7 @@ test('through a link dropped every three events, every event comes once, in orde
     30,
   )
   // Written while the feed is read: replayed or live, whichever each is when it comes.
-  for (let n = 0; n < 20; n += 1) subjects.push(await createTask(url, `Sesudah ${n}`))
+  for (let n = 0; n < 20; n += 1) subjects.push(await createTaskAt(url, `Sesudah ${n}`))
   const items = await reading
   await proxy.close()
   const kept = await eventsAfter(storesOf(app).events, 0, 30)
@@ -148,7 +138,7 @@ test('a resume from events no longer kept gives the reset, then every kept event
   const app = await testApp({ config: { eventsRetain: 2 } })
   const url = `http://127.0.0.1:${await listenOnLoopback(app)}`
   const created = []
-  for (let n = 0; n < 4; n += 1) created.push(await createTask(url, `Tugas ${n}`))
+  for (let n = 0; n < 4; n += 1) created.push(await createTaskAt(url, `Tugas ${n}`))
   const log = storesOf(app).events
   const deadline = Date.now() + 10_000
   while ((await log.bounds()).newest < 4 && Date.now() < deadline) {

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline'
 import { after, test } from 'node:test'
 import { verifyWebhook } from '../../../src/client/index.js'
 import { DELIVERY_CONTENT_TYPE } from '../../../src/events/standard-webhooks.js'
-import { testApp } from '../../support/helpers.js'
+import { createTaskAt, testApp } from '../../support/helpers.js'
 import { listenOnLoopback } from '../../support/raw-http.js'
 import { Receiver } from '../../support/receiver.js'
 
@@ -75,16 +75,6 @@ function tugas(args: string[], configDir: string): Running {
   }
 }
 
-async function createTask(url: string, title: string): Promise<number> {
-  const response = await fetch(`${url}/tugas`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ title }),
-  })
-  assert.equal(response.status, 201)
-  return ((await response.json()) as { id: number }).id
-}
-
 const secretOf = (lines: string[]) =>
   /^Signing secret: (whsec_[A-Za-z0-9+/=]+)$/.exec(lines[0] ?? '')?.[1] as string
 const forwardLines = (lines: string[]) => lines.filter((line) => /^\d+ /.test(line))
@@ -109,7 +99,7 @@ test('forwards a burst once each, signed; restarted, the same secret and it resu
   assert.equal(readFileSync(join(configDir, 'listen-secret'), 'utf8').trim(), secret)
 
   const burst = await Promise.all(
-    Array.from({ length: 20 }, (_, n) => createTask(url, `Serbu ${n}`)),
+    Array.from({ length: 20 }, (_, n) => createTaskAt(url, `Serbu ${n}`)),
   )
   const received = await receiver.until('/hook', 20)
   await first.until(() => forwardLines(first.lines).length === 20)
@@ -137,7 +127,10 @@ test('forwards a burst once each, signed; restarted, the same secret and it resu
   )
 
   // Written while it is stopped: forwarded once it is back, and nothing before them again.
-  const missed = [await createTask(url, 'Selagi mati 1'), await createTask(url, 'Selagi mati 2')]
+  const missed = [
+    await createTaskAt(url, 'Selagi mati 1'),
+    await createTaskAt(url, 'Selagi mati 2'),
+  ]
   const second = tugas(args, configDir)
   await second.until((line) => line.startsWith(`Ready: forwarding events after ${ids.at(-1)}`))
   assert.equal(secretOf(second.lines), secret)

@@ -10,10 +10,13 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import type { FastifyInstance } from 'fastify'
-import { call, storesOf, testApp } from '../../support/helpers.js'
+import { call, createTask, storesOf, testApp } from '../../support/helpers.js'
 import {
+  type Attempt,
   answer,
+  attempts,
   Receiver,
+  recorded,
   type Subscription,
   subscribe as subscribeTo,
 } from '../../support/receiver.js'
@@ -38,49 +41,9 @@ const subscribe = (app: FastifyInstance, path: string, types: string[]) =>
 const unsubscribe = (app: FastifyInstance, { id }: Subscription) =>
   call(app, { method: 'DELETE', url: `/webhooks/${id}`, headers: admin })
 
-interface Attempt {
-  event_id: number
-  attempt: number
-  status_code: number | null
-  error: string | null
-  duration_ms: number
-  result: string
-}
-
-async function attempts(app: FastifyInstance, { id }: Subscription): Promise<Attempt[]> {
-  const response = await call(app, {
-    method: 'GET',
-    url: `/webhooks/${id}/deliveries`,
-    headers: admin,
-  })
-  assert.equal(response.statusCode, 200)
-  return response.json().data
-}
-
-/** The attempts once `count` are recorded (a delivery's record follows its request). */
-async function recorded(app: FastifyInstance, subscription: Subscription, count: number) {
-  for (let waited = 0; waited < 10_000; waited += 25) {
-    const kept = await attempts(app, subscription)
-    if (kept.length >= count) return kept
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  throw new Error(`fewer than ${count} attempts recorded`)
-}
-
 /** What each attempt came to, without its time and duration. */
 const outcomes = (kept: Attempt[]) =>
   kept.map(({ attempt, status_code, error, result }) => ({ attempt, status_code, error, result }))
-
-const createTask = async (app: FastifyInstance, title: string) => {
-  const response = await call(app, {
-    method: 'POST',
-    url: '/tugas',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ title, status: 'belum' }),
-  })
-  assert.equal(response.statusCode, 201)
-  return response.json() as { id: number }
-}
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -300,7 +263,7 @@ describe('private addresses at delivery (WEBHOOK_ALLOW_PRIVATE off)', async () =
     })
     await createTask(app, 'Ke jaringan pribadi')
     for (const subscription of [byName, byAddress]) {
-      const kept = await recorded(app, { id: subscription.id, secret: '' }, 2)
+      const kept = await recorded(app, { id: subscription.id }, 2)
       assert.deepEqual(
         outcomes(kept),
         [2, 1].map((attempt) => ({

@@ -10,9 +10,8 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { CloudEvent, HTTP } from 'cloudevents'
-import type { FastifyInstance } from 'fastify'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
-import { call, storesOf, testApp } from '../../support/helpers.js'
+import { createTask, storesOf, testApp } from '../../support/helpers.js'
 import { type Received, Receiver, subscribe } from '../../support/receiver.js'
 
 let receiver: Receiver
@@ -26,17 +25,6 @@ const OTHER_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'
 /** The headers as the libraries take them: each a string. */
 const flat = (headers: Received['headers']): Record<string, string> =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]))
-
-async function createTask(app: FastifyInstance, title: string): Promise<{ id: number }> {
-  const response = await call(app, {
-    method: 'POST',
-    url: '/tugas',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ title, status: 'belum' }),
-  })
-  assert.equal(response.statusCode, 201, response.body)
-  return response.json()
-}
 
 describe('a delivery read by the CloudEvents SDK and verified by standardwebhooks', async () => {
   const app = await testApp({ config: { webhookAllowPrivate: true } })

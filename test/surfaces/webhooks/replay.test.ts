@@ -8,8 +8,8 @@ import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import { replayViolations } from '../../../src/surfaces/webhooks/rules.js'
-import { call, storesOf, testApp } from '../../support/helpers.js'
-import { answer, type Received, Receiver, subscribe } from '../../support/receiver.js'
+import { call, createTask, storesOf, testApp } from '../../support/helpers.js'
+import { answer, type Received, Receiver, recorded, subscribe } from '../../support/receiver.js'
 import { ADMIN, assertE2, BUDI, bearer } from '../../support/supporting.js'
 
 const admin = { ...bearer(ADMIN), 'content-type': 'application/json' }
@@ -42,16 +42,6 @@ async function replayed(app: FastifyInstance, id: number, body: unknown): Promis
   return data.queued
 }
 
-const createTask = async (app: FastifyInstance, title: string) => {
-  const response = await call(app, {
-    method: 'POST',
-    url: '/tugas',
-    headers: { 'content-type': 'application/json' },
-    payload: JSON.stringify({ title, status: 'belum' }),
-  })
-  assert.equal(response.statusCode, 201, response.body)
-}
-
 const eventIds = (received: Received[]) => received.map(({ headers }) => headers['webhook-id'])
 
 /** True when `delivery` is signed with `secret` as Standard Webhooks says. */
@@ -61,28 +51,6 @@ function signed({ headers, body }: Received, secret: string): boolean {
     .update(`${headers['webhook-id']}.${headers['webhook-timestamp']}.${body}`)
     .digest('base64')
   return headers['webhook-signature'] === `v1,${expected}`
-}
-
-interface Attempt {
-  event_id: number
-  attempt: number
-  status_code: number | null
-  result: string
-}
-
-/** The subscription's attempts once `count` are recorded (a record follows its request). */
-async function recorded(app: FastifyInstance, id: number, count: number): Promise<Attempt[]> {
-  for (let waited = 0; waited < 10_000; waited += 25) {
-    const response = await call(app, {
-      method: 'GET',
-      url: `/webhooks/${id}/deliveries`,
-      headers: admin,
-    })
-    const kept = response.json().data as Attempt[]
-    if (kept.length >= count) return kept
-    await settle(25)
-  }
-  throw new Error(`fewer than ${count} attempts recorded`)
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -100,7 +68,7 @@ describe('replay (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback)', 
     for (let i = 0; i < burst; i++) await createTask(app, `Terlewat ${i}`)
     const missed = [...(await receiver.until('/down', burst))]
     // Each delivery failed for good: nothing more comes by itself.
-    await recorded(app, subscription.id, burst)
+    await recorded(app, subscription, burst)
     await settle(300)
     assert.equal(receiver.at('/down').length, burst)
     const ids = eventIds(missed)
@@ -117,7 +85,7 @@ describe('replay (WEBHOOK_ALLOW_PRIVATE=true, the only way to reach loopback)', 
       assert.ok(signed(delivery, subscription.secret))
     }
     // Each a new delivery: its attempt 1, delivered this time.
-    const kept = await recorded(app, subscription.id, 2 * burst)
+    const kept = await recorded(app, subscription, 2 * burst)
     assert.equal(kept.length, 2 * burst)
     const outcomes = kept.map(({ attempt, result, status_code }) => [attempt, result, status_code])
     assert.deepEqual(outcomes.slice(0, burst), Array(burst).fill([1, 'delivered', 204]))
