@@ -93,11 +93,12 @@ const STORE_INDEPENDENT = new Set([
 ])
 
 /**
- * Tests outside those folders that run every surface on the store under test, or a webhooks
- * route whose answers come from the store (a replay reads the kept events).
+ * Tests outside those folders that run every surface on the store under test, or webhooks whose
+ * deliveries come from the store (the pending deliveries, a replay reads the kept events).
  */
 const ALSO_ON_POSTGRES = [
   'test/surfaces/openapi/postman-collection.test.ts',
+  'test/surfaces/webhooks/delivery.test.ts',
   'test/surfaces/webhooks/interop.test.ts',
   'test/surfaces/webhooks/replay.test.ts',
 ]
