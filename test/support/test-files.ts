@@ -22,6 +22,7 @@ export function passFiles(pass: Pass): string[] {
  */
 export const OWN_PROCESS = new Set([
   'test/app.test.ts',
+  'test/docs-snippets.test.ts',
   'test/http/client-error.test.ts',
   'test/https.test.ts',
   'test/main.test.ts',
@@ -73,11 +74,14 @@ function postgresTestFiles(): string[] {
 
 /**
  * Files of those folders that build no app on the store under test, or test only what comes
- * before or around a route (TLS, the HTTP parser, the metrics of WORKERS): the memory pass runs
- * them, a second run on PostgreSQL would test nothing more.
+ * before or around a route (TLS, the HTTP parser, the metrics of WORKERS), or run the docs'
+ * code examples (docs-snippets: what each relies on, the feed, its resumption and the
+ * deliveries, is tested on both stores by the surfaces' own tests): the memory pass runs them,
+ * a second run on PostgreSQL would test nothing more.
  */
 const STORE_INDEPENDENT = new Set([
   'test/background.test.ts',
+  'test/docs-snippets.test.ts',
   'test/docs-links.test.ts',
   'test/https.test.ts',
   'test/metrics-workers.test.ts',

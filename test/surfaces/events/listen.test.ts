@@ -3,81 +3,18 @@
 // on loopback as a signed delivery, the same secret and the resume point kept across a
 // restart in the config directory (TUGAS_CONFIG_DIR), bad arguments refused with the usage.
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createInterface } from 'node:readline'
 import { after, test } from 'node:test'
 import { verifyWebhook } from '../../../src/client/index.js'
 import { DELIVERY_CONTENT_TYPE } from '../../../src/events/standard-webhooks.js'
 import { createTaskAt, testApp } from '../../support/helpers.js'
+import { TUGAS_COMMAND as command, forwardLines, secretOf, tugas } from '../../support/listen.js'
 import { listenOnLoopback } from '../../support/raw-http.js'
 import { Receiver } from '../../support/receiver.js'
-
-const command = new URL('../../../dist/cli/tugas.js', import.meta.url).pathname
-
-const started = new Set<ChildProcess>()
-after(() => {
-  for (const child of started) child.kill('SIGKILL')
-})
-
-interface Running {
-  child: ChildProcess
-  lines: string[]
-  /** Resolves with the lines once one of them passes `test`; rejects after `ms`. */
-  until(test: (line: string) => boolean, ms?: number): Promise<string[]>
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>
-}
-
-function tugas(args: string[], configDir: string): Running {
-  const child = spawn(process.execPath, [command, ...args], {
-    env: { ...process.env, TUGAS_CONFIG_DIR: configDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  started.add(child)
-  child.on('exit', () => started.delete(child))
-  const lines: string[] = []
-  const waiters = new Set<() => void>()
-  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
-    lines.push(line)
-    for (const wake of waiters) wake()
-  })
-  let stderr = ''
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk
-  })
-  return {
-    child,
-    lines,
-    until: (test, ms = 15_000) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          if (!lines.some(test)) return
-          waiters.delete(check)
-          clearTimeout(timer)
-          resolve(lines)
-        }
-        const timer = setTimeout(() => {
-          waiters.delete(check)
-          reject(new Error(`not printed within ${ms} ms: ${JSON.stringify({ lines, stderr })}`))
-        }, ms)
-        waiters.add(check)
-        check()
-      }),
-    async stop() {
-      const exited = once(child, 'exit') as Promise<[number | null]>
-      child.kill('SIGTERM')
-      return (await exited)[0]
-    },
-  }
-}
-
-const secretOf = (lines: string[]) =>
-  /^Signing secret: (whsec_[A-Za-z0-9+/=]+)$/.exec(lines[0] ?? '')?.[1] as string
-const forwardLines = (lines: string[]) => lines.filter((line) => /^\d+ /.test(line))
 
 test('forwards a burst once each, signed; restarted, the same secret and it resumes after the last', {
   timeout: 90_000,

@@ -2,13 +2,10 @@
 // (docs/webhooks.md#for-client-developers), on the store of the pass: the CloudEvents SDK
 // (`cloudevents`, HTTP.toEvent) reads it as the event of the change feed, and the Standard
 // Webhooks library (`standardwebhooks`) verifies it with the subscription's secret, refusing a
-// changed body, another secret or a stale timestamp. The page's own snippet does the same.
+// changed body, another secret or a stale timestamp.
+// The page's own snippet is run by test/docs-snippets.test.ts.
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { pathToFileURL } from 'node:url'
 import { CloudEvent, HTTP } from 'cloudevents'
 import { Webhook, WebhookVerificationError } from 'standardwebhooks'
 import { createTask, storesOf, testApp } from '../../support/helpers.js'
@@ -64,30 +61,5 @@ describe('a delivery read by the CloudEvents SDK and verified by standardwebhook
       () => new Webhook(subscription.secret).verify(body, { ...headers, 'webhook-id': '999999' }),
     ]
     for (const attempt of refused) assert.throws(attempt, WebhookVerificationError)
-  })
-
-  test("docs/webhooks.md's snippet for client developers receives a real delivery", async () => {
-    const page = readFileSync(new URL('../../../docs/webhooks.md', import.meta.url), 'utf8')
-    const code = /## For client developers[\s\S]*?```js\n([\s\S]*?)```/.exec(page)?.[1]
-    assert.ok(code, 'the section has its snippet')
-    // Written outside the project, the snippet finds the packages where this test does.
-    const resolved = code.replace(
-      /from '(cloudevents|standardwebhooks)'/g,
-      (_, name: string) => `from '${import.meta.resolve(name)}'`,
-    )
-    const file = join(mkdtempSync(join(tmpdir(), 'tugas-client-')), 'receive.mjs')
-    writeFileSync(file, resolved)
-    const { receive } = (await import(pathToFileURL(file).href)) as {
-      receive(secret: string, headers: Received['headers'], body: string): CloudEvent<unknown>
-    }
-    const subscription = await subscribe(app, receiver.url('/snippet'), ['tugas.created'])
-    const task = await createTask(app, 'Diterima klien')
-    const [delivery] = await receiver.until('/snippet', 1)
-    assert.ok(delivery)
-    const event = receive(subscription.secret, delivery.headers, delivery.body)
-    assert.equal(event.type, 'tugas.created')
-    assert.equal(event.id, delivery.headers['webhook-id'])
-    assert.deepEqual(event.data, { id: task.id, title: 'Diterima klien', status: 'belum' })
-    assert.throws(() => receive(OTHER_SECRET, delivery.headers, delivery.body))
   })
 })
