@@ -1,6 +1,8 @@
 // What every request gets from the app as a whole: fallbacks, framework errors in the E1 shape,
 // internal errors that say nothing, request ids and one log line per request.
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import { connect } from 'node:net'
 import { describe, test } from 'node:test'
 import { buildApp } from '../src/app.js'
 import { defaults } from '../src/config.js'
@@ -228,5 +230,26 @@ describe('the infrastructure', () => {
     // The client keeps its connection alive; close must not wait out the keep-alive timeout.
     const closedInMs = performance.now() - closing
     assert.ok(closedInMs < config.keepAliveTimeoutMs / 4, `closed after ${closedInMs} ms`)
+  })
+
+  test('a connection that never sent a byte (a preconnect) does not hold close()', {
+    timeout: 10_000,
+  }, async () => {
+    const app = await testApp({ closedBy: 'caller' })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const { port } = app.server.address() as { port: number }
+    const silent = connect(port, '127.0.0.1')
+    silent.on('error', () => {})
+    await once(silent, 'connect')
+    // And a client that asks beside it is answered as ever.
+    const answered = fetch(`http://127.0.0.1:${port}/tugas/1`)
+    const closing = performance.now()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    await app.close()
+    const closedInMs = performance.now() - closing
+    assert.equal((await answered).status, 200)
+    // Without it, Node's headers timeout (60 s) held close().
+    assert.ok(closedInMs < 5000, `closed after ${closedInMs} ms`)
+    await once(silent, 'close')
   })
 })

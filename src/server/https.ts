@@ -1,4 +1,5 @@
 import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
 import {
   constants,
   type Http2SecureServer,
@@ -109,9 +110,10 @@ const withoutConnectionHeader: onSendHookHandler = (request, reply, payload, don
 
 /**
  * What the closing sweep calls, on any server: closes the HTTP/1.1 connections that wait idle
- * for a next request, and asks each HTTP/2 session to close (GOAWAY: no new stream, the open
- * ones still answered). Before Node 24, closing an HTTP/2 server leaves its sessions open, so
- * an idle one would hold close() for its whole idle limit.
+ * for a next request, and those that have sent nothing at all yet, and asks each HTTP/2
+ * session to close (GOAWAY: no new stream, the open ones still answered). Before Node 24,
+ * closing an HTTP/2 server leaves its sessions open, so an idle one would hold close() for its
+ * whole idle limit.
  */
 export function idleCloser(server: Server): () => void {
   const sessions = new Set<ServerHttp2Session>()
@@ -119,9 +121,18 @@ export function idleCloser(server: Server): () => void {
     sessions.add(session)
     session.once('close', () => sessions.delete(session))
   })
+  // A connection that has sent no byte (a browser's preconnect, a spare an HTTP client opened)
+  // carries no request, yet Node counts it neither idle nor busy: it would hold close() until
+  // the headers timeout. Over TLS the handshake's bytes count, so only plain ones are seen so.
+  const connections = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    connections.add(socket)
+    socket.once('close', () => connections.delete(socket))
+  })
   return () => {
     // An HTTP/2 server has it (for its HTTP/1.1 connections) only in recent Node versions.
     if (typeof server.closeIdleConnections === 'function') server.closeIdleConnections()
     for (const session of sessions) session.close()
+    for (const socket of connections) if (socket.bytesRead === 0) socket.destroy()
   }
 }
