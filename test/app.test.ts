@@ -241,6 +241,8 @@ describe('the infrastructure', () => {
     const silent = connect(port, '127.0.0.1')
     silent.on('error', () => {})
     await once(silent, 'connect')
+    // Listened for now: the service may close it before close() resolves.
+    const silentClosed = once(silent, 'close')
     // And a client that asks beside it is answered as ever.
     const answered = fetch(`http://127.0.0.1:${port}/tugas/1`)
     const closing = performance.now()
@@ -250,6 +252,6 @@ describe('the infrastructure', () => {
     assert.equal((await answered).status, 200)
     // Without it, Node's headers timeout (60 s) held close().
     assert.ok(closedInMs < 5000, `closed after ${closedInMs} ms`)
-    await once(silent, 'close')
+    await silentClosed
   })
 })
