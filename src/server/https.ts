@@ -1,11 +1,11 @@
 import type { Server } from 'node:http'
-import type { Socket } from 'node:net'
 import {
   constants,
   type Http2SecureServer,
   type Http2ServerRequest,
   type ServerHttp2Session,
 } from 'node:http2'
+import type { Socket } from 'node:net'
 import Fastify, {
   type FastifyHttp2SecureOptions,
   type FastifyHttpOptions,
