@@ -495,6 +495,47 @@ await forEachStore('the webhook store', (kind) => {
   })
 
   if (kind.name === 'postgres') {
+    test('a replay while the subscription is being deleted: it waits, then finds none and queues none', async () => {
+      const stores = await kind.fresh()
+      await newTask(stores, 'Sebelum dihapus')
+      await numbered(stores, 1)
+      const webhook = await stores.webhooks.create({
+        url: 'http://a.example/',
+        types: ['tugas.*'],
+        secret: SECRET,
+      })
+      const db = (stores.webhooks as unknown as { db: Database }).db.background('events')
+      // Step 1: another process deletes the subscription, not yet committed.
+      let deleted = () => {}
+      const deleting = new Promise<void>((resolve) => {
+        deleted = resolve
+      })
+      let commit = () => {}
+      const committing = new Promise<void>((resolve) => {
+        commit = resolve
+      })
+      const deletion = db.transaction(async (client) => {
+        await client.query('DELETE FROM webhooks WHERE id = $1', [webhook.id])
+        deleted()
+        await committing
+      })
+      await deleting
+      // Step 2: the replay starts and waits for the row's lock.
+      let answered = false
+      const replay = stores.webhooks
+        .replay(webhook.id, { after: 0, until: undefined })
+        .finally(() => {
+          answered = true
+        })
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      assert.equal(answered, false, 'the replay waits for the deletion to end')
+      // Step 3: the deletion commits; the replay finds no subscription and queues nothing.
+      commit()
+      await deletion
+      assert.equal(await replay, undefined)
+      assert.deepEqual(await claim(stores.webhooks, 10), [])
+    })
+
     test('claims made at once from two pools never share a delivery', async () => {
       const stores = await kind.fresh()
       await stores.webhooks.create({ url: 'http://a.example/', types: ['tugas.*'], secret: SECRET })
