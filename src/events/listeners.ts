@@ -85,14 +85,27 @@ export class Listeners {
     if (this.#waiting === undefined) {
       this.#waiting = []
       this.#waitingBytes = 0
-      this.#pauseTimer = setTimeout(() => this.#flush(), this.#pauseEnds - performance.now())
-      this.#pauseTimer.unref()
+      this.#waitOutPause()
     }
     for (const event of fresh) {
       this.#waiting.push(event)
       this.#waitingBytes += event.json.length
     }
     if (this.#waitingBytes > MAX_WAITING_BYTES) this.#flush()
+  }
+
+  /**
+   * Flushes once the pause has ended. A timer can fire up to a millisecond early by
+   * performance.now() (the event loop's clock is read once per turn): it is set again then.
+   */
+  #waitOutPause(): void {
+    const left = this.#pauseEnds - performance.now()
+    if (left <= 0) {
+      this.#flush()
+      return
+    }
+    this.#pauseTimer = setTimeout(() => this.#waitOutPause(), Math.ceil(left))
+    this.#pauseTimer.unref()
   }
 
   /** Hands over what waits, now. */
