@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { storesOf, testApp } from '../../support/helpers.js'
+import { storesOf, TEST_STORE, testApp } from '../../support/helpers.js'
+import { freshDatabaseUrl } from '../../support/postgres.js'
 import { listenOnLoopback } from '../../support/raw-http.js'
 import { type Frame, openStream } from '../../support/sse.js'
 
@@ -307,8 +308,11 @@ test('two hundred streams opened at once with EVENTS_MAX_STREAMS=100: exactly 10
   assert.equal(statuses.filter((status) => status === 503).length, 100)
 })
 
-test('a revoked and an expired credential: no dokumen event written a second after reaches their streams', async () => {
-  const { url } = await listeningApp()
+/**
+ * Streams opened on `streamAt` with a credential that is then revoked, and with one that
+ * expires: a document's event written on `url` a second after reaches neither.
+ */
+async function credentialsEndOnOpenStreams(streamAt: string, url: string) {
   const credential = async (kedaluwarsa?: string) => {
     const created = await send(
       `${url}/kredensial`,
@@ -326,8 +330,8 @@ test('a revoked and an expired credential: no dokumen event written a second aft
   ])
   const bearer = ({ secret }: { secret: string }) => ({ authorization: `Bearer ${secret}` })
   const streams = [
-    await openStream(`${url}/events`, bearer(revoked)),
-    await openStream(`${url}/events`, bearer(expiring)),
+    await openStream(`${streamAt}/events`, bearer(revoked)),
+    await openStream(`${streamAt}/events`, bearer(expiring)),
   ]
   // While both credentials hold, both streams see a document's event.
   assert.equal((await send(`${url}/dokumen/1`, 'DELETE', undefined, admin)).status, 204)
@@ -358,8 +362,24 @@ test('a revoked and an expired credential: no dokumen event written a second aft
   }
   // Reconnecting with either: 401.
   for (const gone of [revoked, expiring]) {
-    const again = await fetch(`${url}/events`, { headers: bearer(gone) })
+    const again = await fetch(`${streamAt}/events`, { headers: bearer(gone) })
     assert.equal(again.status, 401)
     assert.equal(await codeOf(again), 'UNAUTHENTICATED')
   }
+}
+
+test('a revoked and an expired credential: no dokumen event written a second after reaches their streams', async () => {
+  const { url } = await listeningApp()
+  await credentialsEndOnOpenStreams(url, url)
+})
+
+test('a credential revoked through another process: no dokumen event written a second after reaches its stream', {
+  skip:
+    TEST_STORE !== 'postgres' &&
+    'two processes share credentials only on PostgreSQL: the PostgreSQL pass runs it',
+}, async () => {
+  const databaseUrl = await freshDatabaseUrl()
+  const streaming = await listeningApp({ config: { databaseUrl } })
+  const writing = await listeningApp({ config: { databaseUrl } })
+  await credentialsEndOnOpenStreams(streaming.url, writing.url)
 })
