@@ -3,6 +3,11 @@ export interface Due {
   readonly key: number
   /** Changed only through the queue's reschedule while the item is in a queue. */
   dueAt: number
+  /**
+   * The queue's own note of where the item sits (an item is in one queue at most): kept on the
+   * item, not in a map, as a backlog of many thousands moves items on every claim.
+   */
+  slot?: number
 }
 
 const before = (a: Due, b: Due) => a.dueAt < b.dueAt || (a.dueAt === b.dueAt && a.key < b.key)
@@ -14,8 +19,6 @@ const before = (a: Due, b: Due) => a.dueAt < b.dueAt || (a.dueAt === b.dueAt && 
  */
 export class DueQueue<T extends Due> {
   readonly #heap: T[] = []
-  /** Each item's index in #heap. */
-  readonly #slots = new Map<T, number>()
 
   get size(): number {
     return this.#heap.length
@@ -28,14 +31,14 @@ export class DueQueue<T extends Due> {
 
   add(item: T): void {
     this.#heap.push(item)
-    this.#slots.set(item, this.#heap.length - 1)
+    item.slot = this.#heap.length - 1
     this.#up(this.#heap.length - 1)
   }
 
   remove(item: T): void {
-    const slot = this.#slots.get(item)
+    const slot = this.#slotOf(item)
     if (slot === undefined) return
-    this.#slots.delete(item)
+    item.slot = undefined
     const last = this.#heap.pop() as T
     if (slot === this.#heap.length) return
     this.#place(last, slot)
@@ -44,21 +47,43 @@ export class DueQueue<T extends Due> {
 
   reschedule(item: T, dueAt: number): void {
     item.dueAt = dueAt
-    const slot = this.#slots.get(item)
+    const slot = this.#slotOf(item)
     if (slot !== undefined) this.#settle(slot)
   }
 
-  /** Up to `count` items due at `now`, soonest first; the queue is left as it was. */
+  /**
+   * Up to `count` items due at `now`, soonest first; the queue is left as it was. Read in place:
+   * the soonest of the slots whose parents were taken is the next, as the heap orders each
+   * below its parent (O(count²) for the few a claim asks for, nothing moved).
+   */
   firstDue(now: number, count: number): T[] {
+    const heap = this.#heap
     const found: T[] = []
-    while (found.length < count) {
-      const first = this.#heap[0]
-      if (first === undefined || first.dueAt > now) break
-      found.push(first)
-      this.remove(first)
+    const frontier = heap.length > 0 ? [0] : []
+    while (found.length < count && frontier.length > 0) {
+      let best = 0
+      for (let at = 1; at < frontier.length; at++) {
+        if (before(heap[frontier[at] as number] as T, heap[frontier[best] as number] as T)) {
+          best = at
+        }
+      }
+      const slot = frontier[best] as number
+      const item = heap[slot] as T
+      if (item.dueAt > now) break
+      found.push(item)
+      frontier[best] = frontier[frontier.length - 1] as number
+      frontier.pop()
+      const left = 2 * slot + 1
+      if (left < heap.length) frontier.push(left)
+      if (left + 1 < heap.length) frontier.push(left + 1)
     }
-    for (const item of found) this.add(item)
     return found
+  }
+
+  /** Where `item` sits in this queue, if it does. */
+  #slotOf(item: T): number | undefined {
+    const slot = item.slot
+    return slot !== undefined && this.#heap[slot] === item ? slot : undefined
   }
 
   #settle(slot: number): void {
@@ -100,6 +125,6 @@ export class DueQueue<T extends Due> {
 
   #place(item: T, slot: number): void {
     this.#heap[slot] = item
-    this.#slots.set(item, slot)
+    item.slot = slot
   }
 }

@@ -29,6 +29,7 @@ interface Pending {
   body: string
   attempts: number
   dueAt: number
+  slot: number | undefined
 }
 
 const publicWebhook = ({ id, url, types, created_at }: Subscription): Webhook => ({
@@ -91,6 +92,7 @@ export class MemoryWebhookStore implements WebhookStore {
       body: event.json,
       attempts: 0,
       dueAt: now,
+      slot: undefined,
     }
     this.#pending.set(key, pending)
     const own = this.#pendingOf.get(webhook.id) ?? new DueQueue<Pending>()
