@@ -208,8 +208,8 @@ async function load(
   const pid = pidOf(url)
   const { measured, wrong, errors } =
     wrkProblem() === undefined
-      ? await wrkLoad(url, target, round, length, connections, pid)
-      : await autocannonLoad(url, target, round, length, connections, pid)
+      ? await wrkLoad({ url, target, round, length, connections, pid })
+      : await autocannonLoad({ url, target, round, length, connections, pid })
   const amiss = Object.entries(wrong).map(([status, count]) => `${count} x ${status}`)
   if (amiss.length > 0 || errors > 0) {
     throw new Error(
@@ -225,14 +225,18 @@ async function load(
 
 type Outcome = { measured: Measured; wrong: Record<string, number>; errors: number }
 
-async function wrkLoad(
-  url: string,
-  target: ScaleTarget,
-  round: number,
-  { seconds, amount }: { seconds: number; amount?: number },
-  connections: number,
-  pid: number,
-): Promise<Outcome> {
+/** One load of `target` on the service at `url` (process `pid`), however it is driven. */
+interface LoadOf {
+  url: string
+  target: ScaleTarget
+  round: number
+  length: { seconds: number; amount?: number }
+  connections: number
+  pid: number
+}
+
+async function wrkLoad({ url, target, round, length, connections, pid }: LoadOf): Promise<Outcome> {
+  const { seconds, amount } = length
   // A varying target's script replaces this path and body on every request.
   const { path, body } = target.call(0, round)
   const result = await wrk(
@@ -257,14 +261,9 @@ async function wrkLoad(
  * The time counted runs from the start to the last answer, so that what autocannon does after
  * it (waiting for its next sample) is not taken for the service's time.
  */
-async function autocannonLoad(
-  url: string,
-  target: ScaleTarget,
-  round: number,
-  { seconds, amount }: { seconds: number; amount?: number },
-  connections: number,
-  pid: number,
-): Promise<Outcome> {
+async function autocannonLoad(load: LoadOf): Promise<Outcome> {
+  const { url, target, round, length, connections, pid } = load
+  const { seconds, amount } = length
   const options: autocannon.Options = {
     url,
     connections,
