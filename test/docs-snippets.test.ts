@@ -105,6 +105,17 @@ async function service(): Promise<{ app: FastifyInstance; url: string }> {
   return { app, url: `http://127.0.0.1:${await listenOnLoopback(app)}` }
 }
 
+/**
+ * A service with a receiver (closed when `t` ends) subscribed at `path` to tasks' creations.
+ */
+async function serviceDeliveringTo(t: TestContext, path: string) {
+  const { app } = await service()
+  const receiver = await Receiver.start()
+  t.after(() => receiver.close())
+  const subscription = await subscribe(app, receiver.url(path), ['tugas.created'])
+  return { app, receiver, subscription }
+}
+
 async function write(app: FastifyInstance, method: string, url: string, body?: unknown) {
   const response = await call(app, {
     method,
@@ -355,10 +366,7 @@ describe('docs/webhooks.md', () => {
         'js',
         'webhooks-verified.mjs',
       )
-      const { app } = await service()
-      const receiver = await Receiver.start()
-      t.after(() => receiver.close())
-      const subscription = await subscribe(app, receiver.url('/verified'), ['tugas.created'])
+      const { app, receiver, subscription } = await serviceDeliveringTo(t, '/verified')
       await write(app, 'POST', '/tugas', { title: 'Diperiksa penerima' })
       const [delivery] = await receiver.until('/verified', 1)
       assert.ok(delivery)
@@ -402,10 +410,7 @@ describe('docs/webhooks.md', () => {
         'js',
         'webhooks-receive.mjs',
       )
-      const { app } = await service()
-      const receiver = await Receiver.start()
-      t.after(() => receiver.close())
-      const subscription = await subscribe(app, receiver.url('/snippet'), ['tugas.created'])
+      const { app, receiver, subscription } = await serviceDeliveringTo(t, '/snippet')
       const task = await write(app, 'POST', '/tugas', { title: 'Diterima klien', status: 'belum' })
       const [delivery] = await receiver.until('/snippet', 1)
       assert.ok(delivery)
