@@ -2,13 +2,17 @@
 // can be read against what Fastify itself reaches on the same machine in the same run:
 // - REFERENCE=bare: one GET and one POST route, no logger, no hooks (Fastify's own floor);
 // - REFERENCE=contract: the same routes with only what every answer of the contract needs per
-//   request (contract-minimum.mjs: the logger, at warn here, the request id, nosniff, the ETag).
-// Neither has a store, rules, CORS, metrics, rate limits or idempotency: what the service costs
-// beyond `contract` is its own.
+//   request (contract-minimum.mjs: the logger, at warn here, the request id, nosniff, the ETag);
+// - REFERENCE=store: `contract` keeping its tasks in the service's own memory stores
+//   (dist/stores.js: `npm run build` first): the ordered indexes the lists need and the event
+//   each create publishes, what a create must do on the memory store.
+// None has the service's rules, CORS, metrics, rate limits or idempotency: what the service
+// costs beyond `contract` (or `store`) is its own.
 import Fastify from 'fastify'
 import { addContractHooks, contractOptions, sendTagged } from './contract-minimum.mjs'
 
-const contract = process.env.REFERENCE === 'contract'
+const store = process.env.REFERENCE === 'store'
+const contract = store || process.env.REFERENCE === 'contract'
 const app = Fastify(contract ? contractOptions('warn') : { logger: false })
 if (contract) addContractHooks(app)
 
@@ -22,12 +26,23 @@ const NewTask = {
   properties: { title: { type: 'string' }, status: { type: 'string' } },
 }
 const tasks = new Map([[1, { id: 1, title: 'Belajar REST', status: 'belum' }]])
+/** In `store`, the service's task store holding SEED_FILE (the demo data without it). */
+const memory = store ? await serviceTaskStore(process.env.SEED_FILE) : undefined
+
+/** Loaded only for `store`, so that the other two load nothing of the service. */
+async function serviceTaskStore(seedFile) {
+  const { demoSeed, readSeedFile } = await import('../dist/seed.js')
+  const { seededMemoryStores } = await import('../dist/stores.js')
+  const seed = seedFile === undefined ? demoSeed : await readSeedFile(seedFile)
+  return (await seededMemoryStores(seed)).tugas
+}
 
 /** The task as its GET sends it: serialized by the route's schema, with its ETag in `contract`. */
 const answer = (reply, task) => (contract ? sendTagged(reply, Task, task) : task)
 
 app.get('/tugas/:id', { schema: { response: { 200: Task } } }, async (request, reply) => {
-  const task = tasks.get(Number(request.params.id))
+  const id = Number(request.params.id)
+  const task = memory ? await memory.get(id) : tasks.get(id)
   if (task === undefined) return reply.code(404).send({ error: 'not found' })
   return answer(reply, task)
 })
@@ -36,8 +51,10 @@ app.post(
   '/tugas',
   { schema: { body: NewTask, response: { 201: Task } } },
   async (request, reply) => {
-    const task = { id: tasks.size + 1, status: 'belum', ...request.body }
-    tasks.set(task.id, task)
+    const task = memory
+      ? await memory.create({ status: 'belum', ...request.body })
+      : { id: tasks.size + 1, status: 'belum', ...request.body }
+    if (!memory) tasks.set(task.id, task)
     reply.code(201).header('location', `/tugas/${task.id}`)
     return answer(reply, task)
   },

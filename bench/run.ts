@@ -45,6 +45,7 @@ type Server =
   | 'service, warn'
   | 'fastify'
   | 'fastify, contract'
+  | 'fastify, store'
   | 'pg service'
   | 'pg reference'
   | 'pg reference, prepared'
@@ -153,7 +154,10 @@ const [bareBesideWarn, getWarn, postWarn] = [
  * Fastify with only what each answer of the contract needs (contract-minimum.mjs). They
  * show how much of the distance to the bare node:http server is Fastify's own.
  */
-const reference = (server: 'fastify' | 'fastify, contract', label: string): Target[] => [
+const reference = (
+  server: 'fastify' | 'fastify, contract' | 'fastify, store',
+  label: string,
+): Target[] => [
   { ...getWarn, name: `${label} GET /tugas/1`, server },
   { ...postWarn, name: `${label} POST /tugas`, server },
 ]
@@ -162,10 +166,34 @@ const [contractGet, contractPost] = reference(
   'fastify, contract',
   'Fastify + logger, id, nosniff, ETag',
 ) as [Target, Target]
+/** The contract's minimum with the service's memory store: what a create must do there. */
+const [storeGet, storePost] = reference(
+  'fastify, store',
+  'Fastify + logger, id, nosniff, ETag, memory store',
+) as [Target, Target]
 const warnTargets: Target[] = [
-  ...[bareBesideWarn, fastifyGet, contractGet, getWarn, postWarn, contractPost, fastifyPost],
-  ...[fastifyPost, contractPost, postWarn, getWarn, contractGet, fastifyGet, bareBesideWarn],
+  ...[bareBesideWarn, fastifyGet, contractGet, storeGet, getWarn],
+  ...[postWarn, storePost, contractPost, fastifyPost],
+  ...[fastifyPost, contractPost, storePost, postWarn],
+  ...[getWarn, storeGet, contractGet, fastifyGet, bareBesideWarn],
 ]
+
+/** The hot path's goals: the service against the contract's minimum, and with the store too. */
+function printHotRatios(rows: Row[]): void {
+  const row = (target: Target) => rows.find((found) => found.target.name === target.name)
+  for (const [service, base] of [
+    [getWarn, contractGet],
+    [postWarn, contractPost],
+    [getWarn, storeGet],
+    [postWarn, storePost],
+  ] as const) {
+    const [ours, theirs] = [row(service), row(base)]
+    if (ours === undefined || theirs === undefined) continue
+    const rate = (ours.rate / theirs.rate).toFixed(2)
+    const cpu = (theirs.cpu / ours.cpu).toFixed(2)
+    console.log(`${service.name} vs ${base.name}: ${rate} by req/s, ${cpu} by CPU per request`)
+  }
+}
 
 /**
  * The PostgreSQL column: the service on PostgreSQL against the reference (one statement per
@@ -536,14 +564,12 @@ async function main(): Promise<void> {
       const reference = join(ROOT, 'bench/fastify-reference.mjs')
       const fastify = startServer([reference], { REFERENCE: 'bare' })
       const contract = startServer([reference], { REFERENCE: 'contract' })
-      children.push(fastify.child, contract.child)
-      ;[urls['service, warn'], urls.fastify, urls['fastify, contract']] = await Promise.all([
-        quiet.url,
-        fastify.url,
-        contract.url,
-      ])
+      const store = startServer([reference], { REFERENCE: 'store', SEED_FILE: seedFile })
+      children.push(fastify.child, contract.child, store.child)
+      ;[urls['service, warn'], urls.fastify, urls['fastify, contract'], urls['fastify, store']] =
+        await Promise.all([quiet.url, fastify.url, contract.url, store.url])
       rows.push(...(await run(warnTargets, urls)))
-      await Promise.all([quiet, fastify, contract].map(({ child }) => stop(child)))
+      await Promise.all([quiet, fastify, contract, store].map(({ child }) => stop(child)))
     }
 
     const problem = only === 'hot' ? undefined : await postgresProblem()
@@ -576,6 +602,7 @@ async function main(): Promise<void> {
     }
     console.log()
     printTable(rows)
+    printHotRatios(rows)
     printPostgresRatios(rows)
   } finally {
     await Promise.all(children.map(stop))
