@@ -78,20 +78,24 @@ export class Listeners {
     const last = fresh.at(-1)
     if (last === undefined) return
     this.#newest = last.id
-    if (this.#waiting === undefined && this.#pauseEnds <= performance.now()) {
+    const starting = this.#waiting === undefined
+    if (starting && this.#pauseEnds <= performance.now()) {
       this.#handOver(fresh)
       return
     }
-    if (this.#waiting === undefined) {
-      this.#waiting = []
+    const waiting = this.#waiting ?? []
+    if (starting) {
+      this.#waiting = waiting
       this.#waitingBytes = 0
-      this.#waitOutPause()
     }
     for (const event of fresh) {
-      this.#waiting.push(event)
+      waiting.push(event)
       this.#waitingBytes += event.json.length
     }
+    // Only once they wait: the pause may have ended since the clock was read above, and then
+    // they go out now.
     if (this.#waitingBytes > MAX_WAITING_BYTES) this.#flush()
+    else if (starting) this.#waitOutPause()
   }
 
   /**

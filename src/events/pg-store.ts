@@ -99,15 +99,17 @@ export class PgEventLog implements EventLog {
   }
 
   async #readNew(): Promise<void> {
-    try {
-      let events: StoredEvent[]
-      do {
+    let events: StoredEvent[]
+    do {
+      try {
         events = await this.after(this.#listeners.newest, BATCH)
-        this.#listeners.emit(events)
-      } while (events.length === BATCH && !this.#closed)
-    } catch {
-      // The database away: the next notification or tick reads it.
-    }
+      } catch {
+        // The database away: the next notification or tick reads it.
+        return
+      }
+      // Outside the catch: a failure here is a bug, never taken for the database's.
+      this.#listeners.emit(events)
+    } while (events.length === BATCH && !this.#closed)
   }
 
   after(after: number, limit: number): Promise<StoredEvent[]> {

@@ -119,3 +119,29 @@ test('large events do not wait for the pause: past 64 KiB waiting, they go out a
   listeners.emit([large(3)])
   assert.deepEqual(heard, [[1], [2, 3]])
 })
+
+test('a batch that arrives as the pause ends, between two looks at the clock, is handed over, not lost', async () => {
+  const listeners = new Listeners()
+  const heard: number[][] = []
+  listeners.subscribe((batch) => {
+    heard.push(batch.map((event) => event.id))
+    busy(5)
+  })
+  listeners.emit(events(1))
+  await new Promise((resolve) => setImmediate(resolve))
+  // The clock as a loaded machine can read it: the pause not over at the first look, over at
+  // every look after (the thread was taken away in between).
+  const now = performance.now
+  let looks = 0
+  performance.now = () => (looks++ === 0 ? 0 : Number.MAX_VALUE)
+  try {
+    listeners.emit(events(2, 3))
+  } finally {
+    performance.now = now
+  }
+  assert.deepEqual(heard, [[1], [2, 3]])
+  listeners.emit(events(4))
+  while (heard.length < 3) await new Promise((resolve) => setTimeout(resolve, 5))
+  assert.deepEqual(heard, [[1], [2, 3], [4]])
+  assert.equal(listeners.newest, 4)
+})
