@@ -99,15 +99,24 @@ test('the pause is 200 ms at most, however slow the hand-over was', async () => 
   assert.ok(pause >= 195 && pause < 550, `paused ${pause} ms`)
 })
 
-test('large events do not wait for the pause: past 64 KiB waiting, they go out at once', async () => {
+/**
+ * Listeners that took `ms` to hand each batch over, after the first (event 1) has been: what
+ * arrives now waits for the pause that follows it.
+ */
+async function afterSlowHandOver(ms: number) {
   const listeners = new Listeners()
   const heard: number[][] = []
   listeners.subscribe((batch) => {
     heard.push(batch.map((event) => event.id))
-    busy(50)
+    busy(ms)
   })
   listeners.emit(events(1))
   await new Promise((resolve) => setImmediate(resolve))
+  return { listeners, heard }
+}
+
+test('large events do not wait for the pause: past 64 KiB waiting, they go out at once', async () => {
+  const { listeners, heard } = await afterSlowHandOver(50)
   const large = (id: number): StoredEvent => ({
     id,
     type: 'tugas.created',
@@ -121,14 +130,7 @@ test('large events do not wait for the pause: past 64 KiB waiting, they go out a
 })
 
 test('a batch that arrives as the pause ends, between two looks at the clock, is handed over, not lost', async () => {
-  const listeners = new Listeners()
-  const heard: number[][] = []
-  listeners.subscribe((batch) => {
-    heard.push(batch.map((event) => event.id))
-    busy(5)
-  })
-  listeners.emit(events(1))
-  await new Promise((resolve) => setImmediate(resolve))
+  const { listeners, heard } = await afterSlowHandOver(5)
   // The clock as a loaded machine can read it: the pause not over at the first look, over at
   // every look after (the thread was taken away in between).
   const now = performance.now
