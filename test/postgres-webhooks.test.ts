@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import pg from 'pg'
+import { SEQUENCER_LOCK } from '../src/events/pg-sequencer.js'
 import { PgEventLog } from '../src/events/pg-store.js'
 import { Database } from '../src/store/postgres/database.js'
 import { createPostgresStores, EVENT_RENDERERS } from '../src/stores.js'
@@ -56,6 +58,30 @@ async function attempts(base: string, id: number, count: number): Promise<Attemp
 }
 
 describe('webhooks on PostgreSQL, several processes', { skip }, () => {
+  test('a replay includes the writes before it: their events are numbered first', async () => {
+    const databaseUrl = await freshDatabaseUrl()
+    const app = await testApp({ config: { databaseUrl, webhookAllowPrivate: true } })
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+    const id = await subscribe(base, '/replayed')
+    // The sequencer held off (its lock taken here): the task's event waits for its id.
+    const holder = new pg.Client({ connectionString: databaseUrl })
+    await holder.connect()
+    try {
+      await holder.query('SELECT pg_advisory_lock($1)', [SEQUENCER_LOCK])
+      assert.equal((await post(base, '/tugas', { title: 'Diputar ulang' })).status, 201)
+      const replaying = post(base, `/webhooks/${id}/replay`, { after: '0' })
+      // Time for a replay that did not wait to answer before the lock is let go.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await holder.query('SELECT pg_advisory_unlock($1)', [SEQUENCER_LOCK])
+      const replayed = await replaying
+      assert.equal(replayed.status, 202)
+      assert.deepEqual(await replayed.json(), { data: { queued: 1 } })
+    } finally {
+      await holder.end()
+    }
+  })
+
   test('two deliverers on one database: each attempt is made once', async () => {
     const databaseUrl = await freshDatabaseUrl()
     const apps: FastifyInstance[] = []

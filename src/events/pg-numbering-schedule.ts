@@ -61,6 +61,12 @@ export class NumberingSchedule {
     if (!this.#closed) this.#runs.ask()
   }
 
+  /** Resolves once a numbering asked now (after the one running, if any) has ended. */
+  async settled(): Promise<void> {
+    this.ask()
+    await this.#runs.idle()
+  }
+
   async #numberOnce(): Promise<void> {
     let newest: number | undefined
     try {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../store/postgres/database.js'
 
 /** The lock the sequencer holds for its transaction: one numbering at a time, every process. */
-const SEQUENCER_LOCK = 7_265_738_403
+export const SEQUENCER_LOCK = 7_265_738_403
 
 /** Events numbered per numbering at most. */
 export const NUMBERING_BATCH = 1000

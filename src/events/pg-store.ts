@@ -124,6 +124,11 @@ export class PgEventLog implements EventLog {
     return this.#listeners.subscribe(listener)
   }
 
+  /** Every event committed before the call has its id once this resolves (see EventLog). */
+  numbered(): Promise<void> {
+    return this.#numbering.settled()
+  }
+
   /** Calls `listener` whenever a numbering, here or in another process, queued deliveries. */
   onQueued(listener: () => void): () => void {
     return this.#queued.subscribe(listener)

@@ -42,6 +42,12 @@ export interface EventLog {
    * some. A log without it queues none (memory: the webhook store queues its own).
    */
   onQueued?(listener: () => void): () => void
+  /**
+   * Where events get their ids after their writes commit (PostgreSQL's sequencer): resolves
+   * once a numbering started after the call has ended, so that every event committed before it
+   * has its id (a replay includes the writes that preceded it).
+   */
+  numbered?(): Promise<void>
   /** Stops what the log runs in the background. */
   close(): Promise<void>
 }

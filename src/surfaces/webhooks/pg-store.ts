@@ -65,7 +65,7 @@ export class PgWebhookStore implements WebhookStore {
   constructor(
     private readonly db: Queryable,
     /** The log whose numbering queues the deliveries, and says when. */
-    private readonly events: Required<Pick<EventLog, 'onQueued'>>,
+    private readonly events: Required<Pick<EventLog, 'onQueued' | 'numbered'>>,
     private readonly renderers: EventRenderers,
   ) {}
 
@@ -106,6 +106,9 @@ export class PgWebhookStore implements WebhookStore {
   }
 
   async replay(id: number, { after, until }: ReplayRange): Promise<number | undefined> {
+    // Events get their ids after their writes commit: those of the writes before this replay
+    // are numbered first, so that it includes them (docs/webhooks.md#replay).
+    await this.events.numbered()
     // One statement: the subscription locked against its deletion (FOR KEY SHARE; one deleted
     // meanwhile is not found), then a delivery of each kept event of the range that it selects,
     // in id order, read by events_after (migrations/007) as a stream resuming after `after`
