@@ -9,8 +9,10 @@
 // other test. LOAD_SECONDS (default 10) sets how long each phase writes.
 // Runs dist/: `npm run build` first (`npm test` does).
 import assert from 'node:assert/strict'
+import { createInterface } from 'node:readline'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as pause } from 'node:timers/promises'
+import pg from 'pg'
 import { freePort } from './support/ports.js'
 import { skipWithoutPostgres } from './support/postgres.js'
 import {
@@ -34,6 +36,8 @@ const labelOf = (frame: Frame) => {
 }
 
 interface Outcome {
+  /** For a failure's message: each write's service and when it was sent and answered. */
+  when: Map<string, { base: number; sent: number; answered: number }>
   acknowledged: Set<string>
   /** Not answered 2xx: refused, or (across a crash) not known whether it took effect. */
   unanswered: Set<string>
@@ -44,7 +48,7 @@ interface Outcome {
  * updates and comments on A's tasks; each with a label no other write uses.
  */
 async function write(bases: string[], phase: string, ms: number): Promise<Outcome> {
-  const outcome: Outcome = { acknowledged: new Set(), unanswered: new Set() }
+  const outcome: Outcome = { when: new Map(), acknowledged: new Set(), unanswered: new Set() }
   const created: number[] = []
   const deadline = Date.now() + ms
   const writer = async (kind: number, n: number) => {
@@ -62,7 +66,9 @@ async function write(bases: string[], phase: string, ms: number): Promise<Outcom
               : kind === 3
                 ? ['PATCH', `/tugas/${task}`, { title: label }]
                 : ['POST', `/tugas/${task}/komentar`, { isi: label }]
+      const sent = Date.now()
       const answer = await send(base, method, path, { body }).catch(() => undefined)
+      outcome.when.set(label, { base: bases.indexOf(base), sent, answered: Date.now() })
       if (answer !== undefined && answer.status >= 200 && answer.status < 300) {
         outcome.acknowledged.add(label)
         if (path === '/tugas') created.push((JSON.parse(answer.body) as { id: number }).id)
@@ -143,6 +149,42 @@ async function carrying(feed: Feed, labels: Set<string>): Promise<Frame[]> {
   return feed.events()
 }
 
+/**
+ * Where the events of `labels` are in the log, for a failure's message: each one's seq and id
+ * (null: not numbered), who holds an advisory lock (the sequencer's), the newest numberings.
+ */
+async function whereInLog(url: string, labels: string[]): Promise<string> {
+  if (labels.length === 0) return ''
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const events = await client.query(
+      `SELECT e.seq, e.type, b.first_id + array_position(b.seqs, e.seq) - 1 AS id
+       FROM events e LEFT JOIN event_batches b ON e.seq = ANY (b.seqs)
+       WHERE e.data::json->>'title' = ANY ($1) OR e.data::json->>'judul' = ANY ($1)
+         OR e.data::json->>'isi' = ANY ($1)
+       ORDER BY e.seq`,
+      [labels],
+    )
+    const batches = await client.query(
+      'SELECT first_id, last_id, max_seq, holes, holes_xmax FROM event_batches ORDER BY last_id DESC LIMIT 3',
+    )
+    // A session holding the sequencer's lock (or any advisory lock) and what it is doing.
+    const holders = await client.query(
+      `SELECT a.pid, a.application_name, a.state, now() - a.state_change AS for, l.objid
+       FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted`,
+    )
+    return JSON.stringify({
+      events: events.rows.map(({ seq, id, type }) => ({ seq, id, type })),
+      advisoryLocks: holders.rows,
+      batches: batches.rows,
+    })
+  } finally {
+    await client.end()
+  }
+}
+
 /** One sequence, ids increasing, no label twice; returns id -> label. */
 function sequence(frames: Frame[], where: string): Map<number, string> {
   const named = new Map<number, string>()
@@ -160,6 +202,24 @@ function sequence(frames: Frame[], where: string): Map<number, string> {
   return named
 }
 
+/** Each service's output lines, by its address. */
+const logs = new Map<string, string[]>()
+
+/** What the services logged, for a failure's message: each message counted, the last lines. */
+function logged(): string {
+  return [...logs]
+    .map(([base, lines]) => {
+      const counts = new Map<string, number>()
+      for (const line of lines) {
+        const msg = /"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 80)
+        counts.set(msg, (counts.get(msg) ?? 0) + 1)
+      }
+      const last = lines.slice(-3).map((line) => line.slice(0, 300))
+      return `${base}: ${JSON.stringify([...counts])}; last: ${last.join(' | ')}`
+    })
+    .join('\n')
+}
+
 /**
  * `npm start` on a port of its own, logging warnings only (a line per request would cost the
  * test process more than the writes); its address once it is ready.
@@ -167,6 +227,14 @@ function sequence(frames: Frame[], where: string): Map<number, string> {
 async function started(env: Record<string, string>): Promise<string> {
   const base = `http://127.0.0.1:${await freePort()}`
   const child = npmStart({ ...env, PORT: new URL(base).port, LOG_LEVEL: 'warn' })
+  // Read, so that a full pipe never blocks the service; kept for a failure's message.
+  const lines: string[] = []
+  logs.set(base, lines)
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream as NodeJS.ReadableStream }).on('line', (line) => {
+      lines.push(line)
+    })
+  }
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
     if (child.exitCode !== null) break
     const answer = await send(base, 'GET', '/health/ready').catch(() => undefined)
@@ -194,6 +262,18 @@ describe('the change feed under load across processes', { skip }, () => {
     for (const stream of streams ?? []) stream.close()
     await cluster?.remove()
   })
+
+  /**
+   * A failure's message: when each lost write was sent and answered (ms after `since`), by
+   * which service, where its event is in the log, and what the services logged.
+   */
+  async function explained(lost: string[], when: Outcome['when'], since: number) {
+    const writes = lost.map((label) => {
+      const { base, sent, answered } = when.get(label) ?? { base: -1, sent: 0, answered: 0 }
+      return { label, base, sent: sent - since, answered: answered - since }
+    })
+    return `the writes: ${JSON.stringify(writes)}; in the log: ${await whereInLog(cluster.url, lost)}\n${logged()}`
+  }
 
   /**
    * What both streams carry once they carry `labels` and reach the same last id: one sequence,
@@ -225,14 +305,18 @@ describe('the change feed under load across processes', { skip }, () => {
   }
 
   test('every acknowledged write has its event on both streams, once, and nothing else', async (t) => {
-    const { acknowledged, unanswered } = await write(bases, 'steady', PHASE_MS)
+    const { when, acknowledged, unanswered } = await write(bases, 'steady', PHASE_MS)
     const named = await carried(acknowledged)
     const labels = new Set(named.values())
     const lost = [...acknowledged].filter((label) => !labels.has(label))
     t.diagnostic(
       `${acknowledged.size} writes acknowledged, ${unanswered.size} not; lost ${lost.length}; streams resumed ${streams.map((s) => s.resumed)} times`,
     )
-    assert.deepEqual(lost, [], 'every acknowledged write has its event')
+    assert.deepEqual(
+      lost,
+      [],
+      `every acknowledged write has its event; ${await explained(lost, when, 0)}`,
+    )
     assert.deepEqual(
       [...labels].filter((label) => !acknowledged.has(label)),
       [],
@@ -248,15 +332,21 @@ describe('the change feed under load across processes', { skip }, () => {
     const seenAtCrash = new Map(
       streams[0]?.events().map((frame) => [Number(frame.id), labelOf(frame)]),
     )
+    const crashed = Date.now()
     await cluster.crash()
-    const { acknowledged, unanswered } = await writing
+    const back = Date.now() - crashed
+    const { when, acknowledged, unanswered } = await writing
     const named = await carried(acknowledged)
     const labels = new Set(named.values())
     const lost = [...acknowledged].filter((label) => !labels.has(label))
     t.diagnostic(
       `${acknowledged.size} writes acknowledged, ${unanswered.size} not (refused or cut by the crash); lost ${lost.length}; ${seenAtCrash.size - before.size} events seen in this phase before the crash; streams resumed ${streams.map((s) => s.resumed)} times`,
     )
-    assert.deepEqual(lost, [], 'every acknowledged write has its event')
+    assert.deepEqual(
+      lost,
+      [],
+      `every acknowledged write has its event; PostgreSQL back ${back} ms after the crash; ${await explained(lost, when, crashed)}`,
+    )
     for (const label of labels) {
       if (label.startsWith('crash-')) {
         assert.ok(acknowledged.has(label) || unanswered.has(label), `${label} was written`)
