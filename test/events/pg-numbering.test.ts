@@ -8,7 +8,7 @@ import pg from 'pg'
 import { defaults } from '../../src/config.js'
 import { PgEventLog } from '../../src/events/pg-store.js'
 import type { StoredEvent } from '../../src/events/store.js'
-import { Database } from '../../src/store/postgres/database.js'
+import { Database, type Queryable } from '../../src/store/postgres/database.js'
 import { migrate } from '../../src/store/postgres/migrate.js'
 import { publishing } from '../../src/store/postgres/outbox.js'
 import { createPostgresStores, EVENT_RENDERERS } from '../../src/stores.js'
@@ -16,12 +16,25 @@ import { freshDatabaseUrl, migratedSchema, skipWithoutPostgres } from '../suppor
 
 const skip = await skipWithoutPostgres()
 
+interface OpenOptions {
+  /** A URL reaching PostgreSQL itself, for LISTEN. */
+  directUrl?: string | undefined
+  retain?: number
+  /** Where the sequencer runs: by default the pool's connection of its own for it. */
+  sequencer?: (db: Database) => Database
+}
+
 /** An event log and the stores publishing to it on `url`, closed when the test ends. */
-async function open(url: string, directUrl?: string, retain = defaults.eventsRetain) {
+async function open(url: string, options: OpenOptions = {}) {
+  const {
+    directUrl,
+    retain = defaults.eventsRetain,
+    sequencer = (db) => db.background('events'),
+  } = options
   const db = new Database({ url, poolSize: 4, statementTimeoutMs: 5000 })
   const events = new PgEventLog({
     db,
-    sequencer: db.background('events'),
+    sequencer: sequencer(db),
     listenUrl: directUrl,
     retain,
     renderers: EVENT_RENDERERS,
@@ -42,9 +55,9 @@ async function connection(url: string): Promise<pg.Client> {
   return client
 }
 
-/** Waits until the log has numbered `newest`, then reads everything it keeps. */
-async function numbered(events: PgEventLog, newest: number): Promise<StoredEvent[]> {
-  const deadline = Date.now() + 5000
+/** Waits until the log has numbered `newest` (at most `ms`), then reads everything it keeps. */
+async function numbered(events: PgEventLog, newest: number, ms = 5000): Promise<StoredEvent[]> {
+  const deadline = Date.now() + ms
   while ((await events.bounds()).newest < newest && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
@@ -74,7 +87,7 @@ const create = (client: pg.Client, judul: string) =>
 async function leased(retain?: number) {
   const lease = await migratedSchema()
   after(() => lease.release())
-  const opened = await open(lease.url, lease.directUrl, retain)
+  const opened = await open(lease.url, { directUrl: lease.directUrl, retain })
   return { ...opened, writer: await connection(lease.url) }
 }
 
@@ -95,6 +108,36 @@ async function allEndedSinceHoleSeen(client: pg.Client): Promise<void> {
   while (!(await ended())) {
     if (Date.now() > deadline) throw new Error('a transaction older than the hole still runs')
     await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/**
+ * A sequencer's connection that, once armed, stops its next numbering before COMMIT, as a
+ * process stopped there would (by a signal, or writing to a full log pipe): its transaction
+ * idle, the sequencer's lock held.
+ */
+class StallingDatabase extends Database {
+  #stall: Promise<void> | undefined
+  #stalled = () => {}
+
+  /** The next transaction stops after its work until `release` resolves; resolves once it has. */
+  arm(release: Promise<void>): Promise<void> {
+    this.#stall = release
+    return new Promise((resolve) => {
+      this.#stalled = resolve
+    })
+  }
+
+  override transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
+    const stall = this.#stall
+    if (stall === undefined) return super.transaction(work)
+    this.#stall = undefined
+    return super.transaction(async (client) => {
+      const result = await work(client)
+      this.#stalled()
+      await stall
+      return result
+    })
   }
 }
 
@@ -158,6 +201,35 @@ describe('numbering events on PostgreSQL', { skip }, () => {
     ])
     assert.deepEqual(titles(await events.after(4, 1)), [[5, 'judul 5']])
     assert.deepEqual(await events.bounds(), { oldest: 4, newest: 6 })
+  })
+
+  test('a process stopped inside its numbering holds the others up no longer than the statement timeout', async () => {
+    const lease = await migratedSchema()
+    after(() => lease.release())
+    let release = () => {}
+    const released = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    after(release)
+    const stalling = new StallingDatabase({ url: lease.url, poolSize: 1, statementTimeoutMs: 300 })
+    const { directUrl } = lease
+    const stopped = await open(lease.url, { directUrl, sequencer: () => stalling })
+    after(() => stalling.close())
+    const other = await open(lease.url, { directUrl })
+    const stalled = stalling.arm(released)
+    await stopped.stores.compact.create('lambat')
+    await stalled
+    await other.stores.compact.create('cepat')
+    // While the first still sleeps the other numbers both: the server ended the first one's
+    // transaction, idle past its statement timeout, and the sequencer's lock with it.
+    assert.deepEqual(titles(await numbered(other.events, 2, 20_000)), [
+      [1, 'lambat'],
+      [2, 'cepat'],
+    ])
+    // Woken, it finds its connection gone, and numbers again on a new one.
+    release()
+    await stopped.stores.compact.create('lagi')
+    assert.deepEqual(titles(await numbered(stopped.events, 3)).at(-1), [3, 'lagi'])
   })
 
   test('events of version 6 keep their ids through the migration; those not numbered follow', async () => {

@@ -63,3 +63,32 @@ describe('waiting for a statement', { skip }, () => {
     assert.equal(started.seed, 'loaded')
   })
 })
+
+describe('a transaction whose process stalls', { skip }, () => {
+  test('is ended by the server once idle past the statement timeout: its locks go to the next, it gets 503', async () => {
+    const url = await freshDatabaseUrl()
+    const stalling = new Database({ url, poolSize: 1, statementTimeoutMs: 300 })
+    const next = new Database({ url, poolSize: 1, statementTimeoutMs: 3000 })
+    after(() => Promise.all([stalling.close(), next.close()]))
+    const lock = 'SELECT pg_advisory_xact_lock(7265738401)'
+    let locked = () => {}
+    const taken = new Promise<void>((resolve) => {
+      locked = resolve
+    })
+    let wokeAt = 0
+    // Its connection idle inside the transaction, as when the process is stopped between two
+    // statements, for ten times the timeout.
+    const stalled = stalling.transaction(async (client) => {
+      await client.query(lock)
+      locked()
+      await new Promise((resolve) => setTimeout(resolve, 3000))
+      wokeAt = performance.now()
+      await client.query('SELECT 1')
+    })
+    await taken
+    await next.transaction((client) => client.query(lock))
+    const gotAt = performance.now()
+    await assert.rejects(stalled, ServiceUnavailableError)
+    assert.ok(gotAt < wokeAt, 'the lock was taken while the stalled process still slept')
+  })
+})

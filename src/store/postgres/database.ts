@@ -210,7 +210,9 @@ export class Database implements Queryable {
 
   /**
    * Runs `work` in one transaction on one connection: committed when it resolves, rolled back
-   * when it throws.
+   * when it throws. Left idle longer than a statement may run (its process stopped, or blocked
+   * writing its log), the transaction is ended by the server, so the locks it holds (the
+   * sequencer's, a row's) never hold other processes up for longer (docs/operating.md).
    */
   async transaction<T>(work: (client: Queryable) => Promise<T>): Promise<T> {
     const client = await this.#onPool((pool) => pool.connect())
@@ -227,7 +229,9 @@ export class Database implements Queryable {
     }
     let broken: Error | undefined
     try {
-      await inTransaction.query('BEGIN')
+      await inTransaction.query(
+        `BEGIN; SET LOCAL idle_in_transaction_session_timeout = ${this.#options.statementTimeoutMs}`,
+      )
       const result = await work(inTransaction)
       await inTransaction.query('COMMIT')
       for (const call of committed) call()
