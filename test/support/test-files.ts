@@ -1,18 +1,40 @@
 // The files of each of `npm test`'s passes (test/support/run-tests.ts): `memory` runs every test
 // file; `postgres` runs the HTTP tests again with every test app on PostgreSQL; `pooler` runs the
-// tests of the PostgreSQL stores, restarts, two instances and every surface through PgBouncer.
+// tests of the PostgreSQL stores, restarts, two instances and every surface through PgBouncer;
+// `runtime`, which CI runs on a second Node.js line, the memory pass's files that test what
+// changes between lines.
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 
-export type Pass = 'memory' | 'postgres' | 'pooler'
+export type Pass = 'memory' | 'postgres' | 'pooler' | 'runtime'
 
-export const PASSES: readonly Pass[] = ['memory', 'postgres', 'pooler']
+export const PASSES: readonly Pass[] = ['memory', 'postgres', 'pooler', 'runtime']
 
 /** The test files of `pass`. */
 export function passFiles(pass: Pass): string[] {
-  return { memory: () => testFiles('test'), postgres: postgresTestFiles, pooler: poolerTestFiles }[
-    pass
-  ]()
+  return {
+    memory: () => testFiles('test'),
+    postgres: postgresTestFiles,
+    pooler: poolerTestFiles,
+    runtime: runtimeTestFiles,
+  }[pass]()
+}
+
+/**
+ * The `runtime` pass, a subset of `memory`: the files that test what rests on the runtime more
+ * than on the service's rules (timers and the feed's pacing, streams, HTTP/1.1, HTTP/2 and TLS,
+ * outgoing requests, crypto, child processes and the cluster). The surfaces' answers, the same
+ * JavaScript on any line, are left to the full passes, so that `.ci/run` stays under ten minutes
+ * (docs/development.md#tests).
+ */
+function runtimeTestFiles(): string[] {
+  const folders = ['events', 'server', 'http', 'rate-limit', 'client', 'access']
+  return [
+    ...folders.flatMap((folder) => testFiles(join('test', folder))),
+    ...testFiles('test/surfaces/events'),
+    ...testFiles('test/surfaces/webhooks'),
+    ...['app', 'main', 'https', 'workers', 'release-memory'].map((name) => `test/${name}.test.ts`),
+  ]
 }
 
 /**
