@@ -82,7 +82,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
     ...(options.tls && { tls: options.tls }),
   })
   if (options.closedBy !== 'caller') {
-    after(() => app.close())
+    closedAfter(app)
     // Closed when the file ends at the latest: a hook registered inside a test is not always
     // run (a test that reads a shared app first, in Node 20), and an app left open keeps the
     // process alive (its change feed reads every second).
@@ -94,6 +94,21 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
   await app.ready()
   storesByApp.set(app, infrastructure.stores)
   return app
+}
+
+/**
+ * Closes `app` when the test (or hook) running now ends. The hook then lets go of it: node:test
+ * keeps every hook until the process ends, and a closure made in testApp would hold all of
+ * testApp's variables, so a test process would keep every app it built, gigabytes the collector
+ * goes over again and again.
+ */
+function closedAfter(app: FastifyInstance): void {
+  let held: FastifyInstance | undefined = app
+  after(async () => {
+    const closing = held
+    held = undefined
+    await closing?.close()
+  })
 }
 
 const storesByApp = new WeakMap<FastifyInstance, Stores>()
