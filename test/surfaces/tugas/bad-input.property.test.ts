@@ -455,77 +455,88 @@ describe('surface A under bad input', () => {
         const { statusCode, headers, body } = await send({ method: 'GET', url })
         return statusCode === 200 ? { tag: String(headers.etag), body } : undefined
       }
-      // What the runs reached: each outcome the headers can lead to must have come up.
+      // What the runs reached: each outcome the headers can lead to must have come up. A write
+      // made with an If-Match needs a guarded method, an item that exists, a value that holds
+      // its tag and a body the rules take, rare enough that one round of runs can miss it (CI
+      // did once): up to five rounds run until every outcome has (as conditional-kit.ts does).
+      // Unreachable outcomes still fail.
       const reached = new Set<string>()
-      await fc.assert(
-        fc.asyncProperty(
-          idEndpoint,
-          fc.nat(),
-          fc.boolean(),
-          fc.option(kit.conditionShape, { nil: undefined }),
-          fc.option(kit.conditionShape, { nil: undefined }),
-          fc.oneof(
-            fc.constantFrom('{"title":"Judul baru"}', '{"status":"selesai"}', '{}'),
-            jsonBody,
-          ),
-          async (e, pick, missing, ifMatchShape, ifNoneMatchShape, body) => {
-            // A task that exists (one is made when none is left), or one that does not.
-            let tasks = (await send({ method: 'GET', url: '/tugas' })).body as { id: number }[]
-            if (tasks.length === 0) {
-              await send({
-                method: 'POST',
-                url: '/tugas',
-                headers: json,
-                payload: '{"title":"abc"}',
-              })
-              tasks = (await send({ method: 'GET', url: '/tugas' })).body as { id: number }[]
-            }
-            const id = missing ? '999' : String(tasks[pick % tasks.length]?.id)
-            const comments = (await send({ method: 'GET', url: `/tugas/${id}/komentar` })).body
-            const kid = Array.isArray(comments) && comments.length > 0 ? comments[0].id : '999'
-            const url = urlOf(e, id, String(kid))
-            const item = e.template.endsWith('{kid}')
-              ? url
-              : urlOf({ ...e, template: '/tugas/{id}' }, id)
-            const before = await current(item)
-            const tag = before?.tag ?? '"none"'
-            const ifMatch = ifMatchShape && kit.conditionValue(ifMatchShape, tag)
-            const ifNoneMatch = ifNoneMatchShape && kit.conditionValue(ifNoneMatchShape, tag)
-            const headers: Record<string, string> = {
-              ...(ifMatch && { 'if-match': ifMatch.value }),
-              ...(ifNoneMatch && { 'if-none-match': ifNoneMatch.value }),
-            }
-            const reads = e.method === 'GET'
-            const answer = await send({
-              method: e.method,
-              url,
-              headers: reads ? headers : { ...headers, ...json },
-              ...(reads ? {} : { payload: body }),
-            })
-            const what = `${e.method} ${url} If-Match ${JSON.stringify(ifMatch)} If-None-Match ${JSON.stringify(ifNoneMatch)}: ${answer.statusCode}`
-            const itemRead = reads && /\/tugas\/\{id\}(\/komentar\/\{kid\})?$/.test(e.template)
-            const guarded = ['PUT', 'PATCH', 'DELETE'].includes(e.method)
-            if (answer.statusCode === 304) {
-              assert.ok(itemRead && before !== undefined && ifNoneMatch?.weak !== false, what)
-              assert.equal(answer.headers.etag, tag, what)
-            } else if (itemRead && answer.statusCode === 200) {
-              assert.notEqual(ifNoneMatch?.weak, true, what)
-              assert.equal(answer.headers.etag, tag, what)
-            }
-            if (answer.statusCode === 412) {
-              assert.ok(guarded && before !== undefined && ifMatch?.strong !== true, what)
-              assert.deepEqual(await current(item), before, `a 412 changed nothing: ${what}`)
-            } else if (guarded && answer.statusCode < 300) {
-              assert.notEqual(ifMatch?.strong, false, what)
-              if (ifMatch !== undefined) reached.add('written with If-Match')
-            }
-            reached.add(String(answer.statusCode))
-          },
-        ),
-        PARAMETERS,
-      )
-      for (const outcome of ['304', '412', 'written with If-Match', '404']) {
+      const outcomes = ['304', '412', 'written with If-Match', '404']
+      for (let round = 0; round < 5 && outcomes.some((o) => !reached.has(o)); round++) {
+        await checkRound()
+      }
+      for (const outcome of outcomes) {
         assert.ok(reached.has(outcome), `no run reached ${outcome}: ${[...reached].join(', ')}`)
+      }
+
+      async function checkRound() {
+        await fc.assert(
+          fc.asyncProperty(
+            idEndpoint,
+            fc.nat(),
+            fc.boolean(),
+            fc.option(kit.conditionShape, { nil: undefined }),
+            fc.option(kit.conditionShape, { nil: undefined }),
+            fc.oneof(
+              fc.constantFrom('{"title":"Judul baru"}', '{"status":"selesai"}', '{}'),
+              jsonBody,
+            ),
+            async (e, pick, missing, ifMatchShape, ifNoneMatchShape, body) => {
+              // A task that exists (one is made when none is left), or one that does not.
+              let tasks = (await send({ method: 'GET', url: '/tugas' })).body as { id: number }[]
+              if (tasks.length === 0) {
+                await send({
+                  method: 'POST',
+                  url: '/tugas',
+                  headers: json,
+                  payload: '{"title":"abc"}',
+                })
+                tasks = (await send({ method: 'GET', url: '/tugas' })).body as { id: number }[]
+              }
+              const id = missing ? '999' : String(tasks[pick % tasks.length]?.id)
+              const comments = (await send({ method: 'GET', url: `/tugas/${id}/komentar` })).body
+              const kid = Array.isArray(comments) && comments.length > 0 ? comments[0].id : '999'
+              const url = urlOf(e, id, String(kid))
+              const item = e.template.endsWith('{kid}')
+                ? url
+                : urlOf({ ...e, template: '/tugas/{id}' }, id)
+              const before = await current(item)
+              const tag = before?.tag ?? '"none"'
+              const ifMatch = ifMatchShape && kit.conditionValue(ifMatchShape, tag)
+              const ifNoneMatch = ifNoneMatchShape && kit.conditionValue(ifNoneMatchShape, tag)
+              const headers: Record<string, string> = {
+                ...(ifMatch && { 'if-match': ifMatch.value }),
+                ...(ifNoneMatch && { 'if-none-match': ifNoneMatch.value }),
+              }
+              const reads = e.method === 'GET'
+              const answer = await send({
+                method: e.method,
+                url,
+                headers: reads ? headers : { ...headers, ...json },
+                ...(reads ? {} : { payload: body }),
+              })
+              const what = `${e.method} ${url} If-Match ${JSON.stringify(ifMatch)} If-None-Match ${JSON.stringify(ifNoneMatch)}: ${answer.statusCode}`
+              const itemRead = reads && /\/tugas\/\{id\}(\/komentar\/\{kid\})?$/.test(e.template)
+              const guarded = ['PUT', 'PATCH', 'DELETE'].includes(e.method)
+              if (answer.statusCode === 304) {
+                assert.ok(itemRead && before !== undefined && ifNoneMatch?.weak !== false, what)
+                assert.equal(answer.headers.etag, tag, what)
+              } else if (itemRead && answer.statusCode === 200) {
+                assert.notEqual(ifNoneMatch?.weak, true, what)
+                assert.equal(answer.headers.etag, tag, what)
+              }
+              if (answer.statusCode === 412) {
+                assert.ok(guarded && before !== undefined && ifMatch?.strong !== true, what)
+                assert.deepEqual(await current(item), before, `a 412 changed nothing: ${what}`)
+              } else if (guarded && answer.statusCode < 300) {
+                assert.notEqual(ifMatch?.strong, false, what)
+                if (ifMatch !== undefined) reached.add('written with If-Match')
+              }
+              reached.add(String(answer.statusCode))
+            },
+          ),
+          PARAMETERS,
+        )
       }
     }))
 
