@@ -8,7 +8,7 @@ import Fastify, {
 import type { RefusalReason } from './access/store.js'
 import type { Config } from './config.js'
 import { trackApiVersions } from './http/api-version.js'
-import { useCors } from './http/cors.js'
+import { corsStep } from './http/cors.js'
 import { useErrorShape } from './http/errors.js'
 import { useIdempotency } from './http/idempotency.js'
 import { encapsulated } from './http/plugin.js'
@@ -175,11 +175,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await infrastructure.close()
   })
 
-  // A callback hook: it runs on every request, and a promise per request is measurable.
-  app.addHook('onRequest', (request, reply, done) => {
+  // The one hook of every request, before any surface or 404 handler exists, so that all of them
+  // inherit it: the request id, the security headers, then CORS. A callback hook (a promise per
+  // request is measurable), and one, not three (so is each hook a request runs).
+  const cors = corsStep(app)
+  app.addHook('onRequest', function everyRequest(request, reply, done) {
     reply.header('x-request-id', request.id)
     securityHeaders(request, reply)
-    done()
+    cors.call(this, request, reply, done)
   })
 
   // The failed credentials per client address, which every credentialed route checks.
@@ -190,9 +193,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Read by the request log of every request, set by the versioned routes.
   trackApiVersions(app)
-
-  // Before any surface or 404 handler exists, so that all of them inherit its hook.
-  useCors(app)
 
   // Whatever no surface claims is surface A's 404, whatever the body.
   useErrorShape(app, e1)

@@ -55,9 +55,9 @@ export const ALLOWED_HEADERS = [
 export const PREFLIGHT_MAX_AGE = 7200
 
 /**
- * Adds the CORS hook to `app`. Call it on the root instance before any surface is registered:
- * a hook added there is inherited by every surface's context and by every not-found handler,
- * so routes and 404s of all surfaces get it.
+ * The CORS step of every request, for the root instance's one `onRequest` hook (app.ts): a hook
+ * added there before any surface is registered is inherited by every surface's context and by
+ * every not-found handler, so routes and 404s of all surfaces get it.
  *
  * `onRequest`, the first hook: it runs before the body is read and before a route's own checks
  * (credentials, rate limit, id), so a preflight, which carries no credentials, is answered
@@ -81,7 +81,7 @@ export const PREFLIGHT_MAX_AGE = 7200
  * the actual request, and the surface's 404 carries CORS headers, so the client can read it.
  * Refusing the preflight would leave the client a bare network error instead.
  */
-export function useCors(app: FastifyInstance): void {
+export function corsStep(app: FastifyInstance): onRequestHookHandler {
   const common: FastifyCorsOptions = {
     origin: ORIGIN,
     credentials: false,
@@ -96,8 +96,7 @@ export function useCors(app: FastifyInstance): void {
     allowedHeaders: ALLOWED_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,
   })
-  // A callback hook: it runs on every request, and a promise per request is measurable.
-  app.addHook('onRequest', function cors(request, reply, done) {
+  return function cors(request, reply, done) {
     const { headers } = request
     if (headers.origin === undefined) {
       done()
@@ -109,7 +108,7 @@ export function useCors(app: FastifyInstance): void {
     } else {
       simple.call(this, request, reply, done)
     }
-  })
+  }
 }
 
 /**

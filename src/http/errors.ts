@@ -113,7 +113,7 @@ export function useErrorShape(
     // In a child context that ignores bodies: no body makes an unknown path a 415 or a 413.
     instance.register(
       encapsulated('not found', async (fallback) => {
-        ignoreBodies(fallback)
+        ignoreBodies(fallback, { notFound: true })
         fallback.setNotFoundHandler((_request, reply) =>
           shape.send(reply, shape.fromFramework({ kind: 'not-found' })),
         )

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify'
 import { encapsulated } from './plugin.js'
 
 declare module 'fastify' {
@@ -67,25 +67,41 @@ export function receivedBody(request: FastifyRequest): string | undefined {
  * Makes `instance` accept any body without reading it, for contexts that never read one (routes
  * without a body, unknown paths): a body's type or size must not turn a 204 or a 404 into a 415
  * or 413. The Content-Type header is dropped too, because Fastify answers 415 to an unparseable
- * one (such as an empty header) before any parser runs.
+ * one (such as an empty header) before any parser runs: on each route that may take a body, or,
+ * for the context of a not-found handler (`notFound`), on every request.
  */
-export function ignoreBodies(instance: FastifyInstance): void {
+export function ignoreBodies(instance: FastifyInstance, { notFound = false } = {}): void {
   instance.removeAllContentTypeParsers()
   instance.addContentTypeParser('*', (_request, payload, done) => {
     payload.resume()
     done(null, undefined)
   })
-  dropContentType(instance)
+  // A not-found handler is no route: only a hook of its context runs before it.
+  if (notFound) instance.addHook('onRequest', withoutContentType)
+  else dropContentType(instance)
 }
 
-/** Fastify answers 415 to an unparseable Content-Type before any parser runs; here none matters. */
+/** Fastify never reads a body of these, nor its Content-Type. */
+const NEVER_READ = new Set(['GET', 'HEAD'])
+
+/**
+ * Fastify answers 415 to an unparseable Content-Type before any parser runs; on the routes of
+ * `instance` none matters. Added to each route whose method Fastify may read a body for, not as a
+ * hook of the context: a hook every GET runs for nothing is measurable on the hot path.
+ */
 function dropContentType(instance: FastifyInstance): void {
-  // A callback hook: it runs on every request of these contexts, GETs included, and a
-  // promise per request is measurable on the hot path.
-  instance.addHook('onRequest', (request, _reply, done) => {
-    if (request.headers['content-type'] !== undefined) delete request.headers['content-type']
-    done()
+  instance.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    if (methods.every((method) => NEVER_READ.has(method))) return
+    const own = route.onRequest === undefined ? [] : [route.onRequest].flat()
+    route.onRequest = [withoutContentType, ...own]
   })
+}
+
+// A callback hook: a promise per request is measurable.
+const withoutContentType: onRequestHookHandler = (request, _reply, done) => {
+  if (request.headers['content-type'] !== undefined) delete request.headers['content-type']
+  done()
 }
 
 /** Registers routes that take no body in a child context of `instance` that ignores bodies. */

@@ -67,9 +67,10 @@ export function checkIdFirst(pathId: PathId): onRequestHookHandler {
 }
 
 /** What `find` gives for `id`, or undefined, without asking, for an id that names nothing. */
-export async function atId<T>(
+export function atId<T>(
   id: number | undefined,
   find: (id: number) => Promise<T>,
 ): Promise<T | undefined> {
-  return id === undefined ? undefined : find(id)
+  // Not async: the store's own promise, not a second one adopting it (two ticks a request).
+  return id === undefined ? Promise.resolve(undefined) : find(id)
 }

@@ -1,4 +1,10 @@
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify'
+import {
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify'
+import pino from 'pino'
 import { apiVersionOf } from '../http/api-version.js'
 import type { Metrics } from '../metrics/index.js'
 import type { VersionCounts } from '../metrics/version-counts.js'
@@ -30,27 +36,51 @@ export class RequestLog extends LogController {
     reply: FastifyReply,
   ): void {
     this.metrics.requestCompleted(request, reply)
-    const line: Record<string, unknown> = {
-      method: request.method,
-      // As sent: the router may have read it with undecodable segments made literal.
-      url: request.originalUrl,
-      statusCode: reply.statusCode,
-      responseTimeMs: Math.round(reply.elapsedTime * 1000) / 1000,
-    }
-    const write = () => {
-      if (error) reply.log.error({ ...line, err: error }, 'request errored')
-      else reply.log.info(line, 'request completed')
-    }
     const apiVersion = apiVersionOf(request)
+    if (apiVersion !== undefined) this.metrics.apiVersionAnswered(apiVersion)
+    // The line is made only when the logger's level lets it out: at `warn`, nearly every request.
+    const level = error ? 'error' : 'info'
+    const writes = writesAt(reply.log, level)
     if (apiVersion === undefined) {
-      write()
+      if (writes) writeLine(reply, level, completedLine(error, request, reply))
       return
     }
+    if (!writes) {
+      void this.counts.add(apiVersion.name)
+      return
+    }
+    const line = completedLine(error, request, reply)
     line.apiVersion = apiVersion.name
-    this.metrics.apiVersionAnswered(apiVersion)
     void this.counts.add(apiVersion.name).then((count) => {
       if (count !== undefined) line.apiVersionCount = count
-      write()
+      writeLine(reply, level, line)
     })
   }
+}
+
+const LEVEL_VALUES: Readonly<Record<string, number>> = pino.levels.values
+
+/** Whether `log` writes a line at `level` (a level it does not know writes everything). */
+function writesAt(log: FastifyBaseLogger, level: 'info' | 'error'): boolean {
+  return (LEVEL_VALUES[log.level] ?? 0) <= (LEVEL_VALUES[level] as number)
+}
+
+function completedLine(
+  error: Error | null | undefined,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Record<string, unknown> {
+  return {
+    method: request.method,
+    // As sent: the router may have read it with undecodable segments made literal.
+    url: request.originalUrl,
+    statusCode: reply.statusCode,
+    responseTimeMs: Math.round(reply.elapsedTime * 1000) / 1000,
+    ...(error && { err: error }),
+  }
+}
+
+function writeLine(reply: FastifyReply, level: 'info' | 'error', line: Record<string, unknown>) {
+  if (level === 'error') reply.log.error(line, 'request errored')
+  else reply.log.info(line, 'request completed')
 }

@@ -102,7 +102,7 @@ export async function testApp(options: TestAppOptions = {}): Promise<FastifyInst
  * testApp's variables, so a test process would keep every app it built, gigabytes the collector
  * goes over again and again.
  */
-function closedAfter(app: FastifyInstance): void {
+export function closedAfter(app: FastifyInstance): void {
   let held: FastifyInstance | undefined = app
   after(async () => {
     const closing = held
