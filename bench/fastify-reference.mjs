@@ -1,4 +1,4 @@
-// Two Fastify references for the hot path, so the service's ratios to the bare node:http server
+// Fastify references for the hot path, so the service's ratios to the bare node:http server
 // can be read against what Fastify itself reaches on the same machine in the same run:
 // - REFERENCE=bare: one GET and one POST route, no logger, no hooks (Fastify's own floor);
 // - REFERENCE=contract: the same routes with only what every answer of the contract needs per
@@ -6,13 +6,31 @@
 // - REFERENCE=store: `contract` keeping its tasks in the service's own memory stores
 //   (dist/stores.js: `npm run build` first): the ordered indexes the lists need and the event
 //   each create publishes, what a create must do on the memory store.
+// - REFERENCE=beside: `contract` in a process that has also built the whole service (its
+//   stores, background work and app, as `npm start` builds them, from the same settings), which
+//   never answers a request: what holding the service costs the same requests.
 // None has the service's rules, CORS, metrics, rate limits or idempotency: what the service
 // costs beyond `contract` (or `store`) is its own.
 import Fastify from 'fastify'
 import { addContractHooks, contractOptions, sendTagged } from './contract-minimum.mjs'
 
+/** In `beside`, the service built as main.ts builds it, but never listening. */
+async function buildServiceBeside() {
+  const { loadConfig } = await import('../dist/config.js')
+  const { createInfrastructure } = await import('../dist/infrastructure.js')
+  const { demoSeed, readSeedFile } = await import('../dist/seed.js')
+  const { buildApp } = await import('../dist/app.js')
+  const config = loadConfig()
+  const seed = config.seedFile === undefined ? demoSeed : await readSeedFile(config.seedFile)
+  const infrastructure = await createInfrastructure(config, seed)
+  const service = await buildApp({ config, infrastructure, logger: { level: 'warn' } })
+  await service.ready()
+  return service
+}
+const besideService = process.env.REFERENCE === 'beside' ? await buildServiceBeside() : undefined
+
 const store = process.env.REFERENCE === 'store'
-const contract = store || process.env.REFERENCE === 'contract'
+const contract = store || besideService !== undefined || process.env.REFERENCE === 'contract'
 const app = Fastify(contract ? contractOptions('warn') : { logger: false })
 if (contract) addContractHooks(app)
 
@@ -65,5 +83,5 @@ const address = await app.listen({ port: Number(process.env.PORT ?? 0), host: '1
 process.stdout.write(`${JSON.stringify({ msg: `Server listening at ${address}` })}\n`)
 
 process.once('SIGTERM', () => {
-  app.close().then(() => process.exit(0))
+  Promise.all([app.close(), besideService?.close()]).then(() => process.exit(0))
 })

@@ -20,7 +20,7 @@ import { sharedCompilers } from './server/compilers.js'
 import { type Http1Limits, httpsFastify, idleCloser } from './server/https.js'
 import { literalUndecodableSegments } from './server/literal-segments.js'
 import { RequestLog } from './server/request-log.js'
-import { lazyRequestLogger } from './server/request-logger.js'
+import { lazyChildren } from './server/request-logger.js'
 import type { TlsFiles } from './server/tls.js'
 import { asyncApiDocument } from './surfaces/asyncapi/document.js'
 import { asyncApiOperation, asyncApiSurface } from './surfaces/asyncapi/index.js'
@@ -123,7 +123,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     rewriteUrl: (request) => literalUndecodableSegments(request.url ?? '/'),
     clientErrorHandler: answerClientErrors(() => app.log, clientErrorBody),
     logController: requestLog,
-    childLoggerFactory: lazyRequestLogger,
     requestIdHeader: false,
     // The client address (`request.ip`, which the failed-credentials throttle counts by) from
     // X-Forwarded-For, when the socket's peer is one of these proxies.
@@ -150,6 +149,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.tls === undefined
       ? Fastify({ ...serverOptions, ...plainTimeLimits(limits) })
       : httpsFastify(serverOptions, options.tls, limits, clientErrorBody(408))
+  // Each request's logger is made when it first writes (nearly never at `warn`).
+  lazyChildren(app.log)
 
   // Every method Node parses gets routed, so that a known path answers its surface's 405 for
   // PROPFIND or QUERY as for PUT. None of them takes a body here (QUERY would otherwise be

@@ -60,9 +60,17 @@ export class RequestLog extends LogController {
 
 const LEVEL_VALUES: Readonly<Record<string, number>> = pino.levels.values
 
-/** Whether `log` writes a line at `level` (a level it does not know writes everything). */
-function writesAt(log: FastifyBaseLogger, level: 'info' | 'error'): boolean {
+/**
+ * Whether `log` writes a line at `level`: pino's and the request logger's own test, by number;
+ * by its level's name for a logger without one (a level it does not know writes everything).
+ */
+function writesAt(log: FastifyBaseLogger & Partial<LevelTest>, level: 'info' | 'error'): boolean {
+  if (log.isLevelEnabled !== undefined) return log.isLevelEnabled(level)
   return (LEVEL_VALUES[log.level] ?? 0) <= (LEVEL_VALUES[level] as number)
+}
+
+interface LevelTest {
+  isLevelEnabled(level: string): boolean
 }
 
 function completedLine(

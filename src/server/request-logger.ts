@@ -1,8 +1,13 @@
-import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify'
+import type { FastifyBaseLogger } from 'fastify'
 import type { Bindings, ChildLoggerOptions, LevelWithSilent, Logger } from 'pino'
 
 type Level = Exclude<LevelWithSilent, 'silent'>
 type LogMethod = (...args: unknown[]) => void
+type MakeChild = (
+  this: Logger,
+  bindings: Bindings,
+  options?: ChildLoggerOptions,
+) => FastifyBaseLogger
 
 const LEVELS: readonly Level[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace']
 
@@ -17,6 +22,7 @@ class RequestLogger implements FastifyBaseLogger {
 
   constructor(
     private readonly parent: Logger,
+    private readonly makeChild: MakeChild,
     private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions,
   ) {}
@@ -46,6 +52,14 @@ class RequestLogger implements FastifyBaseLogger {
   }
   silent(): void {}
 
+  /** Whether a line at `level` is written (pino's own test, for the request log). */
+  isLevelEnabled(level: string): boolean {
+    if (this.#child !== undefined) return (this.#child as Logger).isLevelEnabled(level)
+    if (this.options.level === undefined) return this.parent.isLevelEnabled(level)
+    const { values } = this.parent.levels
+    return (values[level] ?? 0) >= (values[this.options.level] ?? 0)
+  }
+
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.#written().child(bindings, options)
   }
@@ -58,14 +72,25 @@ class RequestLogger implements FastifyBaseLogger {
   }
 
   #written(): FastifyBaseLogger {
-    this.#child ??= this.parent.child(this.bindings, this.options)
+    this.#child ??= this.makeChild.call(this.parent, this.bindings, this.options)
     return this.#child
   }
 }
 
-/** Fastify's `childLoggerFactory`: each request's logger is made when it first writes. */
-export const lazyRequestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (
-  logger,
-  bindings,
-  options,
-) => new RequestLogger(logger as Logger, bindings, options)
+/**
+ * Makes every child of `logger` (a pino logger, as Fastify's `app.log` is) a request logger that
+ * is made when it first writes; pino makes a child with `Object.create`, so the children of
+ * those inherit it too. It is the logger's own `child`, not Fastify's `childLoggerFactory`:
+ * Fastify makes each request's logger with `child`, and checks every logger a factory of ours
+ * returns (seven lookups and an array, per request). A logger without levels (Fastify's null
+ * logger when logging is off, whose requests make no child) is left as it is.
+ */
+export function lazyChildren(logger: FastifyBaseLogger): void {
+  const pinoLogger = logger as Logger
+  if (pinoLogger.levels === undefined) return
+  const makeChild = pinoLogger.child as unknown as MakeChild
+  function lazyChild(this: Logger, bindings: Bindings, options?: ChildLoggerOptions) {
+    return new RequestLogger(this, makeChild, bindings, options ?? {})
+  }
+  pinoLogger.child = lazyChild as unknown as Logger['child']
+}

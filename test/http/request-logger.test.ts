@@ -3,7 +3,7 @@ import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import Fastify from 'fastify'
 import pino from 'pino'
-import { lazyRequestLogger } from '../../src/server/request-logger.js'
+import { lazyChildren } from '../../src/server/request-logger.js'
 
 /** A pino logger at `level` whose lines land in `lines`, counting the children it makes. */
 function recordingLogger(level: string) {
@@ -26,14 +26,11 @@ function recordingLogger(level: string) {
   return { logger, lines, children: () => children }
 }
 
-const requestLogger = (logger: pino.Logger, options = {}) =>
-  lazyRequestLogger.call(
-    undefined as never,
-    logger,
-    { reqId: 'r-1' },
-    options,
-    undefined as never,
-  ) as pino.Logger
+/** A request's logger as Fastify makes it: a child of the app's logger, binding the id. */
+function requestLogger(logger: pino.Logger, options = {}) {
+  lazyChildren(logger)
+  return logger.child({ reqId: 'r-1' }, options)
+}
 
 describe('the lazy request logger', () => {
   test('a call below the level writes nothing and makes no child', () => {
@@ -91,6 +88,40 @@ describe('the lazy request logger', () => {
     )
   })
 
+  test('isLevelEnabled answers as pino does: the parent, the route, then the written child', () => {
+    const { logger } = recordingLogger('warn')
+    const log = requestLogger(logger)
+    assert.deepEqual(
+      ['error', 'warn', 'info'].map((level) => log.isLevelEnabled(level)),
+      [true, true, false],
+    )
+    logger.level = 'info'
+    assert.equal(log.isLevelEnabled('info'), true)
+    const routeLevel = requestLogger(logger, { level: 'error' })
+    assert.deepEqual(
+      ['error', 'warn'].map((level) => routeLevel.isLevelEnabled(level)),
+      [true, false],
+    )
+    routeLevel.level = 'debug'
+    assert.deepEqual(
+      ['info', 'debug', 'trace'].map((level) => routeLevel.isLevelEnabled(level)),
+      [true, true, false],
+    )
+  })
+
+  test("Fastify's null logger (logging off) is left as it is", async () => {
+    const app = Fastify({ logger: false })
+    const child = app.log.child
+    lazyChildren(app.log)
+    assert.equal(app.log.child, child)
+    app.get('/', async (request) => {
+      request.log.info('nowhere')
+      return { ok: true }
+    })
+    assert.equal((await app.inject({ url: '/' })).statusCode, 200)
+    await app.close()
+  })
+
   test('silent writes nothing at any level', () => {
     const { logger, lines, children } = recordingLogger('trace')
     requestLogger(logger).silent('never')
@@ -100,11 +131,8 @@ describe('the lazy request logger', () => {
 
   test("in Fastify: a request's lines carry its id, and a quiet request makes no child", async () => {
     const { logger, lines, children } = recordingLogger('warn')
-    const app = Fastify({
-      loggerInstance: logger,
-      childLoggerFactory: lazyRequestLogger,
-      requestIdHeader: 'x-request-id',
-    })
+    const app = Fastify({ loggerInstance: logger, requestIdHeader: 'x-request-id' })
+    lazyChildren(app.log)
     app.get('/quiet', async (request) => {
       request.log.info('below warn')
       return {}

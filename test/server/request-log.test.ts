@@ -6,7 +6,7 @@ import { apiVersion, markApiVersion, trackApiVersions } from '../../src/http/api
 import { Metrics } from '../../src/metrics/index.js'
 import { MemoryVersionCounts, type VersionCounts } from '../../src/metrics/version-counts.js'
 import { RequestLog } from '../../src/server/request-log.js'
-import { lazyRequestLogger } from '../../src/server/request-logger.js'
+import { lazyChildren } from '../../src/server/request-logger.js'
 import { closedAfter } from '../support/helpers.js'
 
 type Line = Record<string, unknown>
@@ -19,8 +19,8 @@ async function loggedApp(level: string, counts: VersionCounts, lines: Line[]) {
   const app = Fastify({
     logger: { level, stream: { write: (line: string) => void lines.push(JSON.parse(line)) } },
     logController: new RequestLog(counts, metrics),
-    childLoggerFactory: lazyRequestLogger,
   })
+  lazyChildren(app.log)
   trackApiVersions(app)
   app.get('/versioned', async (request) => {
     markApiVersion(request, V2)
