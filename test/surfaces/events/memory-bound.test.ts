@@ -15,6 +15,12 @@ import { freshDatabaseUrl } from '../../support/postgres.js'
 import { openStream } from '../../support/sse.js'
 
 const root = new URL('../../..', import.meta.url).pathname
+/** node's own flags in package.json's start script: the process runs as `npm start` runs it. */
+const START_FLAGS = (
+  JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'))
 const BUDGET = 8 * 1024 * 1024
 /**
  * What the process grows by besides the streams' data: the garbage of the writes and the heap
@@ -61,7 +67,7 @@ async function openStreams(url: string): Promise<number> {
  */
 async function service(): Promise<{ url: string; pid: number }> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--max-semi-space-size=8', 'dist/main.js'], {
+  const child = spawn(process.execPath, [...START_FLAGS, 'dist/main.js'], {
     cwd: root,
     env: {
       ...process.env,
