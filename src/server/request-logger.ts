@@ -86,11 +86,15 @@ class RequestLogger implements FastifyBaseLogger {
  * logger when logging is off, whose requests make no child) is left as it is.
  */
 export function lazyChildren(logger: FastifyBaseLogger): void {
-  const pinoLogger = logger as Logger
-  if (pinoLogger.levels === undefined) return
+  const pinoLogger = logger as Logger & { [LAZY]?: true }
+  // Once is enough: its children, and a second call, find it done.
+  if (pinoLogger.levels === undefined || pinoLogger[LAZY]) return
   const makeChild = pinoLogger.child as unknown as MakeChild
   function lazyChild(this: Logger, bindings: Bindings, options?: ChildLoggerOptions) {
     return new RequestLogger(this, makeChild, bindings, options ?? {})
   }
   pinoLogger.child = lazyChild as unknown as Logger['child']
+  pinoLogger[LAZY] = true
 }
+
+const LAZY = Symbol('lazy children')

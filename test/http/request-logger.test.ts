@@ -109,6 +109,26 @@ describe('the lazy request logger', () => {
     )
   })
 
+  test('made lazy twice, or through a child, a request logger still makes one pino child', () => {
+    const { logger, lines, children } = recordingLogger('warn')
+    lazyChildren(logger)
+    const lazyChild = logger.child
+    const log = requestLogger(logger)
+    assert.equal(logger.child, lazyChild)
+    log.warn('once')
+    const inner = log.child({ step: 'inner' })
+    lazyChildren(inner)
+    inner.child({ deeper: true }).warn('twice')
+    assert.equal(children(), 1)
+    assert.deepEqual(
+      lines.map(({ msg, reqId, step, deeper }) => ({ msg, reqId, step, deeper })),
+      [
+        { msg: 'once', reqId: 'r-1', step: undefined, deeper: undefined },
+        { msg: 'twice', reqId: 'r-1', step: 'inner', deeper: true },
+      ],
+    )
+  })
+
   test("Fastify's null logger (logging off) is left as it is", async () => {
     const app = Fastify({ logger: false })
     const child = app.log.child
