@@ -14,15 +14,19 @@
 import Fastify from 'fastify'
 import { addContractHooks, contractOptions, sendTagged } from './contract-minimum.mjs'
 
+/** The seed the service starts from: SEED_FILE, or the demo data without it (as main.ts). */
+async function serviceSeed(seedFile) {
+  const { demoSeed, readSeedFile } = await import('../dist/seed.js')
+  return seedFile === undefined ? demoSeed : await readSeedFile(seedFile)
+}
+
 /** In `beside`, the service built as main.ts builds it, but never listening. */
 async function buildServiceBeside() {
   const { loadConfig } = await import('../dist/config.js')
   const { createInfrastructure } = await import('../dist/infrastructure.js')
-  const { demoSeed, readSeedFile } = await import('../dist/seed.js')
   const { buildApp } = await import('../dist/app.js')
   const config = loadConfig()
-  const seed = config.seedFile === undefined ? demoSeed : await readSeedFile(config.seedFile)
-  const infrastructure = await createInfrastructure(config, seed)
+  const infrastructure = await createInfrastructure(config, await serviceSeed(config.seedFile))
   const service = await buildApp({ config, infrastructure, logger: { level: 'warn' } })
   await service.ready()
   return service
@@ -47,12 +51,10 @@ const tasks = new Map([[1, { id: 1, title: 'Belajar REST', status: 'belum' }]])
 /** In `store`, the service's task store holding SEED_FILE (the demo data without it). */
 const memory = store ? await serviceTaskStore(process.env.SEED_FILE) : undefined
 
-/** Loaded only for `store`, so that the other two load nothing of the service. */
+/** Loaded only for `store`, so that `bare` and `contract` load nothing of the service. */
 async function serviceTaskStore(seedFile) {
-  const { demoSeed, readSeedFile } = await import('../dist/seed.js')
   const { seededMemoryStores } = await import('../dist/stores.js')
-  const seed = seedFile === undefined ? demoSeed : await readSeedFile(seedFile)
-  return (await seededMemoryStores(seed)).tugas
+  return (await seededMemoryStores(await serviceSeed(seedFile))).tugas
 }
 
 /** The task as its GET sends it: serialized by the route's schema, with its ETag in `contract`. */
